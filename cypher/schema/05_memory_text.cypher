@@ -1,0 +1,7 @@
+// name: schema/05_memory_text
+// Lucene fulltext index over Memory.text (English analyzer: stemming, stop words), read-your-writes.
+// params: none
+// returns: nothing
+CREATE FULLTEXT INDEX memory_text IF NOT EXISTS
+FOR (m:Memory) ON EACH [m.text]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}

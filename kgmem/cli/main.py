@@ -1,0 +1,67 @@
+"""The ``kgmem`` click group and its top-level commands."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import connection_options, emit_json, handle_errors, json_option, open_graph
+from .server_cmd import server
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="kgmem")
+def cli() -> None:
+    """kgmem: knowledge-graph memory for AI agents, on Neo4j.
+
+    Connection: --uri/--user/--password/--database or NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD,
+    NEO4J_DATABASE; without them, the local server of `kgmem server start`.
+    Exit codes: 0 ok, 1 bad input, 2 usage, 3 database unreachable.
+    """
+
+
+cli.add_command(server)
+
+
+@cli.command("init")
+@connection_options
+@json_option
+@handle_errors
+def init(uri, user, password, database, tenant, as_json) -> None:
+    """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE."""
+    with open_graph(uri, user, password, database, tenant) as mg:
+        indexes = mg.init()
+    if as_json:
+        emit_json({"indexes": [{"name": i["name"], "type": i["type"], "state": i["state"]} for i in indexes]})
+        return
+    for i in indexes:
+        click.echo(f"{i['name']:22} {i['type']:9} {i['state']}")
+
+
+@cli.command("cypher")
+@click.argument("name", required=False)
+@click.option("--list", "list_", is_flag=True, help="List every statement name.")
+@handle_errors
+def cypher_cmd(name, list_) -> None:
+    """Print a Cypher statement from cypher/ with its header (paste it into Neo4j Browser)."""
+    from ..store import cypher
+
+    if list_ or not name:
+        for q in cypher.all_queries():
+            click.echo(f"{q.name:40} {q.summary[:70]}")
+        return
+    try:
+        q = cypher.load(name)
+    except KeyError:
+        from ..errors import InputError
+
+        raise InputError(f"no Cypher statement named '{name}'", fix="run `kgmem cypher --list` for the names")
+    click.echo(q.source.rstrip())
+
+
+def main() -> None:
+    try:
+        cli(standalone_mode=True)
+    except KeyboardInterrupt:  # pragma: no cover
+        sys.exit(130)

@@ -1,0 +1,88 @@
+"""``kgmem server``: the local Neo4j 5.26 server (fetch, start, stop, status, logs)."""
+
+from __future__ import annotations
+
+import click
+
+from .. import server as srv
+from .common import emit_json, handle_errors, json_option
+
+
+def _settings(bolt_port, http_port, heap, pagecache):
+    return srv.ServerSettings.from_env(bolt_port=bolt_port, http_port=http_port, heap=heap, pagecache=pagecache)
+
+
+def _server_options(fn):
+    fn = click.option("--pagecache", default=None, help="Page cache size, e.g. 1g [env KGMEM_NEO4J_PAGECACHE; 1g].")(fn)
+    fn = click.option("--heap", default=None, help="JVM heap, e.g. 1g [env KGMEM_NEO4J_HEAP; 1g].")(fn)
+    fn = click.option("--http-port", type=int, default=None, help="HTTP/Browser port [env KGMEM_HTTP_PORT; 7474].")(fn)
+    fn = click.option("--bolt-port", type=int, default=None, help="Bolt port [env KGMEM_BOLT_PORT; 7687].")(fn)
+    return fn
+
+
+@click.group("server")
+def server() -> None:
+    """Run a local Neo4j Community 5.26 (from Maven Central jars) on 127.0.0.1.
+
+    Data lives under $KGMEM_HOME/neo4j (default ~/.local/share/kgmem/neo4j); the jars are cached in
+    $KGMEM_CACHE (default ~/.cache/kgmem). Auth is on with a generated password that kgmem reads
+    itself; `start` prints it for other tools (Neo4j Browser, cypher-shell).
+    """
+
+
+@server.command("start")
+@_server_options
+@json_option
+@handle_errors
+def start(bolt_port, http_port, heap, pagecache, as_json) -> None:
+    """Start the server (idempotent) and wait until Bolt answers; print the NEO4J_* lines to use."""
+    info = srv.start(_settings(bolt_port, http_port, heap, pagecache), quiet=as_json)
+    if as_json:
+        emit_json(info)
+        return
+    verb = "already running" if info.get("already_running") else f"started in {info.get('start_seconds')}s"
+    click.echo(f"Neo4j {info['version']} {verb} (pid {info['pid']}); Browser: {info['browser']}", err=True)
+    for line in srv.env_lines(info):
+        click.echo(line)
+
+
+@server.command("stop")
+@_server_options
+@json_option
+@handle_errors
+def stop(bolt_port, http_port, heap, pagecache, as_json) -> None:
+    """Stop the server started by `kgmem server start` (by its pid file; other Neo4j processes are left alone)."""
+    info = srv.stop(_settings(bolt_port, http_port, heap, pagecache))
+    if as_json:
+        emit_json(info)
+    else:
+        click.echo("stopped" if info["was_running"] else "not running")
+
+
+@server.command("status")
+@_server_options
+@json_option
+@handle_errors
+def status(bolt_port, http_port, heap, pagecache, as_json) -> None:
+    """Say whether the server runs: pid, ports, version, data directory."""
+    info = srv.status(_settings(bolt_port, http_port, heap, pagecache))
+    if as_json:
+        emit_json(info)
+        return
+    for key in ("state", "pid", "uri", "browser", "version", "data_dir", "log"):
+        click.echo(f"{key:9} {info[key]}")
+
+
+@server.command("logs")
+@click.option("-n", "--lines", default=50, show_default=True, help="How many lines from the end.")
+@handle_errors
+def logs(lines) -> None:
+    """Print the end of the server log."""
+    click.echo(srv.tail_log(lines=lines))
+
+
+@server.command("fetch")
+@handle_errors
+def fetch() -> None:
+    """Download the Neo4j jars into the cache (start does this when needed)."""
+    click.echo(str(srv.fetch()))

@@ -1,0 +1,86 @@
+"""Where kgmem keeps things and how it finds its database.
+
+Connection settings resolve in this order: explicit arguments, then the environment (``NEO4J_URI``,
+``NEO4J_USERNAME``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``), then the local server that
+``kgmem server start`` runs (its URI and generated password are in ``$KGMEM_HOME/neo4j/server.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_TENANT = "default"
+
+
+def kgmem_home() -> Path:
+    """Data directory (local Neo4j data, credentials, logs). ``KGMEM_HOME`` or ``~/.local/share/kgmem``."""
+    env = os.environ.get("KGMEM_HOME")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "kgmem"
+
+
+def cache_dir() -> Path:
+    """Cache for things rebuilt from a recipe (virtualenv, Neo4j jars). ``KGMEM_CACHE`` or ``~/.cache/kgmem``."""
+    env = os.environ.get("KGMEM_CACHE")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kgmem"
+
+
+def local_server_state_path() -> Path:
+    return kgmem_home() / "neo4j" / "server.json"
+
+
+@dataclass(frozen=True)
+class Connection:
+    uri: str
+    user: str | None
+    password: str | None
+    database: str | None = None
+    origin: str = "arguments"  # arguments | environment | local-server | default
+
+    @property
+    def auth(self) -> tuple[str, str] | None:
+        if self.user is None and self.password is None:
+            return None
+        return (self.user or "neo4j", self.password or "")
+
+
+def resolve_connection(
+    uri: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    database: str | None = None,
+) -> Connection:
+    """Pick the connection from arguments, the environment, or the local server, in that order."""
+    if uri:
+        return Connection(uri, user, password, database or os.environ.get("NEO4J_DATABASE") or None, "arguments")
+    env_uri = os.environ.get("NEO4J_URI")
+    if env_uri:
+        return Connection(
+            env_uri,
+            user or os.environ.get("NEO4J_USERNAME") or os.environ.get("NEO4J_USER") or "neo4j",
+            password if password is not None else os.environ.get("NEO4J_PASSWORD"),
+            database or os.environ.get("NEO4J_DATABASE") or None,
+            "environment",
+        )
+    state = local_server_state_path()
+    if state.exists():
+        try:
+            info = json.loads(state.read_text())
+            return Connection(
+                info["uri"],
+                user or info.get("user", "neo4j"),
+                password if password is not None else info.get("password"),
+                database,
+                "local-server",
+            )
+        except (OSError, ValueError, KeyError):
+            pass
+    return Connection("bolt://127.0.0.1:7687", user or "neo4j", password, database, "default")

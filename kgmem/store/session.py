@@ -1,0 +1,198 @@
+"""The only place in kgmem that talks to the Neo4j driver.
+
+:class:`Store` runs the named statements of ``cypher/`` with parameters only, routes reads and writes,
+retries transient failures (the driver's managed transactions), turns driver values into plain Python
+values, and maps every driver error to a :mod:`kgmem.errors` class exactly once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import logging
+from typing import Any, Callable, Iterator, TypeVar
+
+import neo4j
+from neo4j import GraphDatabase, RoutingControl
+from neo4j import exceptions as nx
+from neo4j import time as ntime
+
+from ..config import Connection, resolve_connection
+from ..errors import DatabaseError, DatabaseUnavailable, InputError, KgmemError
+from . import cypher
+
+log = logging.getLogger("kgmem.store")
+T = TypeVar("T")
+
+_UNREACHABLE_FIX = (
+    "start the local server with `kgmem server start`, or set NEO4J_URI (and NEO4J_USERNAME/NEO4J_PASSWORD) "
+    "to a running Neo4j 5"
+)
+
+
+def to_python(value: Any) -> Any:
+    """Driver values to plain Python: neo4j.time types become datetime/date, nodes become dicts."""
+    if isinstance(value, ntime.DateTime):
+        return value.to_native()
+    if isinstance(value, ntime.Date):
+        return value.to_native()
+    if isinstance(value, ntime.Duration):
+        return value
+    if isinstance(value, list):
+        return [to_python(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_python(v) for k, v in value.items()}
+    if isinstance(value, neo4j.graph.Node):
+        return {k: to_python(v) for k, v in value.items()}
+    return value
+
+
+def _record_dict(record: neo4j.Record) -> dict:
+    return {k: to_python(v) for k, v in record.items()}
+
+
+@contextlib.contextmanager
+def mapped_errors(uri: str) -> Iterator[None]:
+    """Translate driver exceptions into kgmem errors (the single mapping point)."""
+    try:
+        yield
+    except KgmemError:
+        raise
+    except nx.AuthError as e:
+        raise DatabaseUnavailable(
+            f"Neo4j at {uri} refused the credentials: {e.message}",
+            fix="check NEO4J_USERNAME/NEO4J_PASSWORD (the local server's are printed by `kgmem server start`)",
+        ) from e
+    except (nx.ServiceUnavailable, nx.SessionExpired) as e:
+        raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}", fix=_UNREACHABLE_FIX) from e
+    except nx.ConstraintError as e:
+        raise InputError(f"the database rejected the write: {e.message}") from e
+    except nx.ClientError as e:
+        code = e.code or ""
+        if "DatabaseNotFound" in code:
+            raise DatabaseUnavailable(
+                f"Neo4j at {uri} has no such database: {e.message}", fix="check NEO4J_DATABASE"
+            ) from e
+        if "Statement.ArgumentError" in code or "Statement.TypeError" in code:
+            raise InputError(f"the database rejected a value: {e.message}") from e
+        raise DatabaseError(f"Neo4j error {code}: {e.message}") from e
+    except nx.Neo4jError as e:
+        raise DatabaseError(f"Neo4j error {e.code}: {e.message}") from e
+    except (nx.DriverError, OSError) as e:
+        if isinstance(e, nx.ConfigurationError):
+            raise DatabaseUnavailable(f"bad Neo4j connection settings for {uri}: {e}", fix=_UNREACHABLE_FIX) from e
+        raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}: {e}", fix=_UNREACHABLE_FIX) from e
+
+
+class Tx:
+    """A transaction handed to :meth:`Store.write_tx` / :meth:`Store.read_tx` callbacks."""
+
+    def __init__(self, tx: neo4j.ManagedTransaction):
+        self._tx = tx
+
+    def run(self, name: str, **params: Any) -> list[dict]:
+        q = _checked(name, params)
+        return [_record_dict(r) for r in self._tx.run(q.text, params)]
+
+
+def _checked(name: str, params: dict) -> cypher.Query:
+    q = cypher.load(name)
+    missing = [p for p in q.params if p not in params]
+    extra = [p for p in params if p not in q.params]
+    if missing or extra:
+        # a programming error, not a user error: the Python call and the .cypher file disagree
+        raise TypeError(f"cypher/{name}.cypher: missing params {missing}, unexpected params {extra}")
+    return q
+
+
+class Store:
+    """A connection to one Neo4j database. Thread-safe; share one per process."""
+
+    def __init__(self, connection: Connection, *, max_pool: int = 16):
+        self.connection = connection
+        self.database = connection.database
+        with mapped_errors(connection.uri):
+            self._driver = GraphDatabase.driver(
+                connection.uri,
+                auth=connection.auth,
+                max_connection_pool_size=max_pool,
+                connection_acquisition_timeout=30,
+                max_transaction_retry_time=15,
+                notifications_min_severity="OFF",
+            )
+
+    @classmethod
+    def connect(cls, uri: str | None = None, user: str | None = None, password: str | None = None,
+                database: str | None = None) -> "Store":
+        return cls(resolve_connection(uri, user, password, database))
+
+    # ------------------------------------------------------------------ running statements
+
+    def read(self, name: str, **params: Any) -> list[dict]:
+        return self._execute(name, params, RoutingControl.READ)
+
+    def write(self, name: str, **params: Any) -> list[dict]:
+        return self._execute(name, params, RoutingControl.WRITE)
+
+    def _execute(self, name: str, params: dict, routing: RoutingControl) -> list[dict]:
+        q = _checked(name, params)
+        with mapped_errors(self.connection.uri):
+            result = self._driver.execute_query(q.text, params, routing_=routing, database_=self.database)
+        return [_record_dict(r) for r in result.records]
+
+    def write_tx(self, fn: Callable[[Tx], T]) -> T:
+        """Run ``fn`` in one write transaction (all or nothing), retried on transient errors."""
+        with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
+            return s.execute_write(lambda tx: fn(Tx(tx)))
+
+    def read_tx(self, fn: Callable[[Tx], T]) -> T:
+        with mapped_errors(self.connection.uri), self._driver.session(
+            database=self.database, default_access_mode=neo4j.READ_ACCESS
+        ) as s:
+            return s.execute_read(lambda tx: fn(Tx(tx)))
+
+    def run_raw(self, name: str, params: dict, *, write: bool) -> list[dict]:
+        """Run a named statement with exactly ``params`` (used by ``kgmem cypher --run`` and the file tests)."""
+        q = cypher.load(name)
+        with mapped_errors(self.connection.uri):
+            result = self._driver.execute_query(
+                q.text, params, routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+                database_=self.database,
+            )
+        return [_record_dict(r) for r in result.records]
+
+    def auto_commit(self, name: str, **params: Any) -> list[dict]:
+        """Schema statements must run outside an explicit transaction."""
+        q = _checked(name, params)
+        with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
+            return [_record_dict(r) for r in s.run(q.text, params)]
+
+    def evaluate(self, expressions: dict[str, str]) -> dict[str, Any]:
+        """Evaluate ``:param`` expressions the way Neo4j Browser does (``RETURN expr``), in order."""
+        out: dict[str, Any] = {}
+        with mapped_errors(self.connection.uri):
+            for key, expr in expressions.items():
+                rec = self._driver.execute_query(
+                    "RETURN " + expr + " AS value", out, routing_=RoutingControl.READ, database_=self.database
+                ).records
+                out[key] = rec[0]["value"]
+        return out
+
+    def verify(self) -> dict:
+        with mapped_errors(self.connection.uri):
+            self._driver.verify_connectivity()
+            info = self._driver.get_server_info()
+        return {"address": str(info.address), "agent": info.agent, "protocol": ".".join(map(str, info.protocol_version))}
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def utc(dt: _dt.datetime) -> _dt.datetime:
+    return dt if dt.tzinfo else dt.replace(tzinfo=_dt.timezone.utc)
