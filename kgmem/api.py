@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from .config import DEFAULT_TENANT, resolve_connection
+from .embed import Embedder, get_embedder
+from .errors import InputError, NotFoundError
+from .ingest.pipeline import DEFAULT_BATCH, ingest as _ingest
+from .ingest.records import parse_time
+from .query import slots as _slots
+from .results import Fact, History, IngestReport, Memory, SlotAnswer
 from .store import Store, schema
+from .vocab import Vocabulary
+
+
+def _time(value: Any, field: str) -> dt.datetime | None:
+    """Accept datetime, date or an RFC 3339 string for time arguments."""
+    if value is None:
+        return None
+    return parse_time(value, field=field)
 
 
 class MemoryGraph:
@@ -24,6 +39,8 @@ class MemoryGraph:
         tenant: str = DEFAULT_TENANT,
         *,
         store: Store | None = None,
+        embedder: Embedder | None = None,
+        vocabulary: Vocabulary | None = None,
     ):
         if not isinstance(tenant, str) or not tenant.strip():
             from .errors import InputError
@@ -35,6 +52,15 @@ class MemoryGraph:
         self.store = store or Store(resolve_connection(uri, user, password, database))
         self._schema_ready = False
         self._schema_lock = threading.Lock()
+        self._embedder = embedder
+        self.vocabulary = vocabulary or Vocabulary.load()
+
+    @property
+    def embedder(self) -> Embedder:
+        """The process-wide all-MiniLM-L6-v2 embedder (loaded on first use)."""
+        if self._embedder is None:
+            self._embedder = get_embedder()
+        return self._embedder
 
     @classmethod
     def from_env(cls, tenant: str = DEFAULT_TENANT, **kwargs: Any) -> "MemoryGraph":
@@ -43,7 +69,7 @@ class MemoryGraph:
 
     def for_tenant(self, tenant: str) -> "MemoryGraph":
         """Another tenant's view over the same connection (the connection is shared, not re-opened)."""
-        other = MemoryGraph(tenant=tenant, store=self.store)
+        other = MemoryGraph(tenant=tenant, store=self.store, embedder=self._embedder, vocabulary=self.vocabulary)
         other._schema_ready = self._schema_ready
         return other
 
@@ -59,6 +85,91 @@ class MemoryGraph:
     def _ready(self) -> None:
         if not self._schema_ready:
             self.init()
+
+    # ------------------------------------------------------------------ write path
+
+    def ingest(self, records: Any, *, batch_size: int = DEFAULT_BATCH, compile_facts: bool = True,
+               progress: Callable[[int, int], None] | None = None) -> IngestReport:
+        """Ingest records: a JSONL path, an open text file, or an iterable of dicts (contract §1).
+
+        Bad lines are reported in ``report.errors`` (with line numbers) and the rest still lands.
+        """
+        self._ready()
+        return _ingest(self.store, records, tenant=self.tenant, embedder=self.embedder,
+                       vocabulary=self.vocabulary, batch_size=batch_size, compile_text=compile_facts,
+                       progress=progress)
+
+    def remember(self, text: str, **fields: Any) -> Memory:
+        """Store one memory and return it. Raises :class:`InputError` when the record is invalid."""
+        record = {"text": text, **{k: v for k, v in fields.items() if v is not None}}
+        if isinstance(record.get("at"), (dt.datetime, dt.date)):
+            record["at"] = record["at"].isoformat()
+        report = self.ingest([record])
+        if report.errors:
+            raise InputError(report.errors[0]["error"].replace("line 1: ", ""))
+        mem_id = report.ids[0] if report.ids else None
+        if mem_id is None:  # unchanged: the same record is already stored
+            from .ingest.records import parse_record
+
+            mem_id = parse_record(record, default_tenant=self.tenant).id
+        return self.get(mem_id)
+
+    # ------------------------------------------------------------------ reading one memory
+
+    def get(self, memory_id: str) -> Memory:
+        rows = self.store.read("memory/by_ids", tenant=self.tenant, ids=[memory_id])
+        if not rows:
+            raise NotFoundError(f"no memory with id '{memory_id}' in tenant '{self.tenant}'",
+                                fix="check the id (and --tenant)")
+        return Memory.from_row(rows[0])
+
+    # ------------------------------------------------------------------ facts over time
+
+    def _slot(self, subject: str, predicate: str, object: str | None) -> _slots.SlotRef:
+        for name, value in (("subject", subject), ("predicate", predicate)):
+            if not isinstance(value, str) or not value.strip():
+                raise InputError("must be a non-empty string", field=name)
+        return _slots.resolve_slot(self.vocabulary, self.tenant, subject, predicate, object,
+                                   embed=lambda texts: self.embedder.encode(texts))
+
+    def now(self, subject: str, predicate: str, object: str | None = None) -> Fact | None:
+        """The current value of a slot (None when nothing is recorded)."""
+        return self.now_answer(subject, predicate, object).value
+
+    def now_answer(self, subject: str, predicate: str, object: str | None = None) -> SlotAnswer:
+        self._ready()
+        return _slots.value_at(self.store, self._slot(subject, predicate, object))
+
+    def as_of(self, subject: str, predicate: str, at: Any, object: str | None = None, *,
+              known_at: Any = None) -> Fact | None:
+        """The value the slot had at ``at`` (optionally: as the store knew it at ``known_at``)."""
+        return self.as_of_answer(subject, predicate, at, object, known_at=known_at).value
+
+    def as_of_answer(self, subject: str, predicate: str, at: Any, object: str | None = None, *,
+                     known_at: Any = None) -> SlotAnswer:
+        self._ready()
+        when = _time(at, "at")
+        if when is None:
+            raise InputError("is required for as-of", field="at", fix='give a time like "2026-03-01"')
+        return _slots.value_at(self.store, self._slot(subject, predicate, object), when, _time(known_at, "known_at"))
+
+    def history(self, subject: str, predicate: str, object: str | None = None, *,
+                known_at: Any = None) -> list[Fact]:
+        """Every version of the slot, oldest first."""
+        return self.history_answer(subject, predicate, object, known_at=known_at).versions
+
+    def history_answer(self, subject: str, predicate: str, object: str | None = None, *,
+                       known_at: Any = None) -> History:
+        self._ready()
+        return _slots.history(self.store, self._slot(subject, predicate, object), _time(known_at, "known_at"))
+
+    def changes(self, since: Any, *, limit: int = 100) -> list[dict]:
+        """Fact versions that took effect or were recorded since ``since``, newest first."""
+        self._ready()
+        when = _time(since, "since")
+        if when is None:
+            raise InputError("is required", field="since")
+        return _slots.changes(self.store, self.tenant, when, limit)
 
     # ------------------------------------------------------------------ lifecycle
 

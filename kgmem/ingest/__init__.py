@@ -1,0 +1,1 @@
+"""The write path: record → normalise → embed → write. Never imports :mod:`kgmem.query`."""

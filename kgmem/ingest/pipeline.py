@@ -1,0 +1,226 @@
+"""``ingest``: read → validate → deduplicate → check references → normalise → embed → write in batches.
+
+* A malformed line gets an error naming its line and field; every valid line still lands.
+* Idempotent: a record whose id already holds the same content is ``unchanged``; the same id with other
+  content is an error for that line (episodes are append-only: write a new record instead).
+* ``caused_by`` ids must exist in the record's tenant, in the store or anywhere in this input.
+* Each batch is one transaction. Embedding batch *i+1* overlaps with writing batch *i* (a writer thread),
+  so graph writes add little to the embedding time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import os
+from collections import defaultdict
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from ..embed import Embedder
+from ..errors import InputError
+from ..results import IngestReport
+from ..store import Store
+from ..vocab import Vocabulary
+from .prepare import Preparer, Row
+from .records import Record, parse_record, read_jsonl
+from .writer import BatchResult, link_causes, write_batch
+
+DEFAULT_BATCH = 256
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class _Item:
+    line: int | None
+    record: Record
+
+
+def iter_source(source: Any) -> Iterator[tuple[int | None, Any]]:
+    """(line number, object or InputError) from a JSONL path, a text stream, or an iterable of dicts."""
+    if isinstance(source, (str, os.PathLike)) and not isinstance(source, dict):
+        path = Path(source)
+        if not path.exists():
+            raise InputError(f"no such file: {path}", fix="check the path")
+        if path.is_dir():
+            raise InputError(f"{path} is a directory", fix="give a .jsonl file")
+        with open(path, encoding="utf-8") as f:
+            yield from read_jsonl(f)
+        return
+    if isinstance(source, io.TextIOBase) or hasattr(source, "readline"):
+        yield from read_jsonl(source)
+        return
+    if isinstance(source, dict):
+        source = [source]
+    for n, obj in enumerate(source, start=1):
+        yield n, obj
+
+
+class Ingestor:
+    def __init__(self, store: Store, embedder: Embedder, vocabulary: Vocabulary, *, batch_size: int = DEFAULT_BATCH,
+                 compile_text: bool = True):
+        self.store = store
+        self.embedder = embedder
+        self.vocabulary = vocabulary
+        self.batch_size = max(1, batch_size)
+        self.compile_text = compile_text
+
+    # ------------------------------------------------------------------ phases
+
+    def run(self, source: Any, *, tenant: str, progress: Progress | None = None,
+            now: dt.datetime | None = None) -> IngestReport:
+        report = IngestReport()
+        recorded_at = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
+        by_tenant: dict[str, list[_Item]] = defaultdict(list)
+        for line, obj in iter_source(source):
+            report.read += 1
+            if isinstance(obj, InputError):
+                report.errors.append({"line": line, "error": obj.message})
+                continue
+            try:
+                rec = parse_record(obj, line=line, default_tenant=tenant, now=recorded_at)
+            except InputError as e:
+                report.errors.append({"line": line, "error": e.message})
+                continue
+            by_tenant[rec.tenant].append(_Item(line, rec))
+
+        total = sum(len(v) for v in by_tenant.values())
+        done = 0
+        for t, items in by_tenant.items():
+            fresh = self._select_fresh(t, items, report)
+            fresh = self._check_causes(t, fresh, report)
+            done = self._write(t, fresh, report, recorded_at, progress, done, total)
+        report.errors.sort(key=lambda e: (e["line"] is None, e["line"] or 0))
+        report.linked = report.edges["caused_by"] + report.edges["next"]
+        return report
+
+    def _select_fresh(self, tenant: str, items: list[_Item], report: IngestReport) -> list[_Item]:
+        """Drop records already stored with the same content; flag ids reused for other content."""
+        seen: dict[str, str] = {}
+        unique: list[_Item] = []
+        for it in items:
+            rec = it.record
+            if rec.id in seen:
+                if seen[rec.id] == rec.content_key:
+                    report.unchanged += 1
+                else:
+                    report.errors.append({"line": it.line, "error": f"id '{rec.id}' appears earlier in this input "
+                                          "with different content; give each memory its own id"})
+                continue
+            seen[rec.id] = rec.content_key
+            unique.append(it)
+        existing = self._existing(tenant, [it.record.id for it in unique])
+        fresh = []
+        for it in unique:
+            stored = existing.get(it.record.id)
+            if stored is None:
+                fresh.append(it)
+            elif stored == it.record.content_key:
+                report.unchanged += 1
+            else:
+                report.errors.append({"line": it.line, "error": f"id '{it.record.id}' already holds different "
+                                      "content (memories are append-only); give the new memory a new id"})
+        return fresh
+
+    def _existing(self, tenant: str, ids: list[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), 5000):
+            for row in self.store.read("ingest/existing_ids", tenant=tenant, ids=ids[i:i + 5000]):
+                out[row["id"]] = row["content_key"]
+        return out
+
+    def _check_causes(self, tenant: str, fresh: list[_Item], report: IngestReport) -> list[_Item]:
+        """Every caused_by id must be in the store or among this input's valid records (same tenant)."""
+        wanted = {c for it in fresh for c in it.record.caused_by}
+        input_ids = {it.record.id for it in fresh}
+        in_store = set(self._existing(tenant, sorted(wanted - input_ids)))
+        ok = list(fresh)
+        while True:
+            valid_ids = {it.record.id for it in ok}
+            keep, dropped = [], False
+            for it in ok:
+                unknown = [c for c in it.record.caused_by if c not in valid_ids and c not in in_store]
+                if unknown:
+                    report.errors.append({"line": it.line, "error": f"field 'caused_by': unknown id '{unknown[0]}' "
+                                          f"(not in tenant '{tenant}' nor elsewhere in this input); "
+                                          "ingest the cause first or fix the id"})
+                    dropped = True
+                else:
+                    keep.append(it)
+            ok = keep
+            if not dropped:
+                return ok
+
+    # ------------------------------------------------------------------ writing
+
+    def _write(self, tenant: str, items: list[_Item], report: IngestReport, recorded_at: dt.datetime,
+               progress: Progress | None, done: int, total: int) -> int:
+        if not items:
+            return done + 0
+        known = [(r["key"], r["name"], r["aliases"]) for r in self.store.read("ingest/known_entities", tenant=tenant)]
+        preparer = Preparer(self.vocabulary, embed=self.embedder.encode, known_entities=known,
+                            compile_text=self.compile_text)
+        batches = [items[i:i + self.batch_size] for i in range(0, len(items), self.batch_size)]
+        batch_of = {it.record.id: b for b, batch in enumerate(batches) for it in batch}
+        deferred: list[dict] = []
+
+        def links_for(b: int, batch: list[_Item]) -> list[dict]:
+            now_links = []
+            for it in batch:
+                for cause in it.record.caused_by:
+                    link = {"effect": it.record.id, "cause": cause, "inferred": False, "confidence": 1.0,
+                            "source": "caused_by"}
+                    (deferred if batch_of.get(cause, -1) > b else now_links).append(link)
+            return now_links
+
+        def prepare(b: int) -> tuple[list[Row], dict, list[dict]]:
+            prepared = preparer.prepare(it.record for it in batches[b])
+            for p in prepared.new_predicates:
+                if p not in report.new_predicates:
+                    report.new_predicates.append(p)
+            texts = list(dict.fromkeys(r.text for r in prepared.rows))
+            vecs = self.embedder.encode(texts)
+            return prepared.rows, dict(zip(texts, vecs)), links_for(b, batches[b])
+
+        def write(rows, vectors, links) -> BatchResult:
+            return self.store.write_tx(lambda tx: write_batch(
+                tx, tenant=tenant, recorded_at=recorded_at, model_id=self.embedder.model_id, rows=rows,
+                vectors=vectors, causal_links=links))
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-writer") as pool:
+            pending: tuple[Future, int, list[Row]] | None = None
+            for b in range(len(batches)):
+                rows, vectors, links = prepare(b)  # embeds while the previous batch is being written
+                if pending:
+                    done = self._collect(pending, report, progress, done, total)
+                pending = (pool.submit(write, rows, vectors, links), len(batches[b]), rows)
+            if pending:
+                done = self._collect(pending, report, progress, done, total)
+        if deferred:
+            report.edges["caused_by"] += self.store.write_tx(lambda tx: link_causes(tx, tenant=tenant, links=deferred))
+        return done
+
+    @staticmethod
+    def _collect(pending, report: IngestReport, progress: Progress | None, done: int, total: int) -> int:
+        fut, n_records, rows = pending
+        res: BatchResult = fut.result()
+        report.created += sum(1 for r in rows if r.origin == "record")
+        report.facts += sum(1 for r in rows if r.origin == "compiled")
+        report.ids.extend(r.id for r in rows if r.origin == "record")
+        report.superseded += res.superseded
+        report.entities += res.edges["mentions"]
+        for k, v in res.edges.items():
+            report.edges[k] += v
+        done += n_records
+        if progress:
+            progress(done, total)
+        return done
+
+
+def ingest(store: Store, source: Any, *, tenant: str, embedder: Embedder, vocabulary: Vocabulary,
+           batch_size: int = DEFAULT_BATCH, compile_text: bool = True, progress: Progress | None = None,
+           now: dt.datetime | None = None) -> IngestReport:
+    return Ingestor(store, embedder, vocabulary, batch_size=batch_size, compile_text=compile_text).run(
+        source, tenant=tenant, progress=progress, now=now)

@@ -1,0 +1,154 @@
+"""Normalise validated records into the rows the writer stores — pure apart from the optional embedder
+used to map unknown predicates to their nearest canonical one.
+
+A record becomes one memory row. A record that is a fact gets its predicate through the vocabulary, its
+subject and object keys, and its slot key. An episode's text goes through the rule-based compiler; each
+fact found becomes its own ``:Fact`` memory (id ``<episode id>#f<n>``) derived from the episode.
+Entities come from the record's ``entities`` or are extracted from the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from ..keys import slot_key
+from ..normalize import entity_key, normalize_object, normalize_subject, object_key
+from ..vocab import Vocabulary
+from .compiler import compile_facts
+from .entities import extract_entities
+from .records import Record
+
+COMPILER_TRANSFORM = "compiler/v1"
+MAX_ENTITIES = 20
+
+
+@dataclass
+class Row:
+    """One memory to write (the keys match ``cypher/ingest/write_memories.cypher``)."""
+
+    id: str
+    text: str
+    kind: str
+    at: object
+    content_key: str
+    user: str | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    object_key: str | None = None
+    polarity: bool | None = None
+    slot: str | None = None
+    source: str | None = None
+    confidence: float | None = None
+    stream: str | None = None
+    retention: str | None = None
+    origin: str = "record"
+    transform: str | None = None
+    derived_from: str | None = None
+    entities: list[tuple[str, str]] = field(default_factory=list)  # (key, display name)
+    line: int | None = None
+
+    def cypher_row(self, embedding: list[float]) -> dict:
+        return {
+            "id": self.id, "text": self.text, "kind": self.kind, "at": self.at, "user": self.user,
+            "subject": self.subject, "predicate": self.predicate, "object": self.object,
+            "object_key": self.object_key, "polarity": self.polarity, "slot": self.slot,
+            "content_key": self.content_key, "source": self.source, "confidence": self.confidence,
+            "stream": self.stream, "retention": self.retention, "origin": self.origin,
+            "transform": self.transform, "embedding": embedding,
+        }
+
+
+@dataclass
+class Prepared:
+    rows: list[Row]
+    new_predicates: list[str]
+
+
+class Preparer:
+    """Turns records into rows for one tenant. Holds the vocabulary and the known entity aliases."""
+
+    def __init__(self, vocabulary: Vocabulary, *, embed: Callable | None = None,
+                 known_entities: Iterable[tuple[str, str, Iterable[str]]] = (), compile_text: bool = True):
+        """``known_entities``: (key, name, aliases) of the tenant's existing entities."""
+        self.vocabulary = vocabulary
+        self.embed = embed
+        self.compile_text = compile_text
+        self.alias_names: dict[str, str] = {}  # alias key -> canonical name (for extraction)
+        self.alias_keys: dict[str, str] = {}  # alias key -> canonical entity key
+        for key, name, aliases in known_entities:
+            for alias in {name, *(aliases or ())}:
+                ak = entity_key(alias)
+                if ak and ak not in self.alias_keys:
+                    self.alias_keys[ak] = key
+                    self.alias_names[ak] = name
+
+    def prepare(self, records: Iterable[Record]) -> Prepared:
+        rows: list[Row] = []
+        new_predicates: list[str] = []
+        for rec in records:
+            user = rec.user or "user"
+            base = Row(
+                id=rec.id, text=rec.text, kind=rec.kind, at=rec.at, content_key=rec.content_key, user=rec.user,
+                source=rec.source, confidence=rec.confidence, stream=rec.stream, retention=rec.retention,
+                line=rec.line,
+            )
+            if rec.is_fact:
+                match = self.vocabulary.normalize(rec.predicate, embed=self.embed)
+                if match.status == "new" and match.name not in new_predicates:
+                    new_predicates.append(match.name)
+                self._fill_fact(base, rec.tenant, normalize_subject(rec.subject, default_user=user),
+                                match.name, rec.object, rec.polarity)
+            base.entities = self._entities(rec.text, rec.entities, base.subject)
+            rows.append(base)
+            if self.compile_text and rec.kind == "episode":
+                rows.extend(self._compiled(rec, base, user))
+        return Prepared(rows, new_predicates)
+
+    def _fill_fact(self, row: Row, tenant: str, subject: str, predicate: str, obj: str, polarity: bool) -> None:
+        row.subject = subject
+        row.predicate = predicate
+        row.object = normalize_object(obj)
+        row.object_key = object_key(obj)
+        row.polarity = polarity
+        multi = self.vocabulary.is_multi(predicate)
+        row.slot = slot_key(tenant, subject, predicate, row.object_key if multi else None)
+
+    def _compiled(self, rec: Record, episode: Row, user: str) -> list[Row]:
+        out: list[Row] = []
+        seen: set[str] = set()
+        for n, cf in enumerate(compile_facts(rec.text, subject_default=user, vocabulary=self.vocabulary), 1):
+            text = rec.text[cf.span[0]:cf.span[1]].strip() if cf.span else rec.text
+            row = Row(
+                id=f"{rec.id}#f{n}", text=text or rec.text, kind="fact", at=rec.at,
+                content_key=f"{rec.content_key}#f{n}", user=rec.user, source=rec.source,
+                confidence=cf.confidence, retention=rec.retention, origin="compiled",
+                transform=COMPILER_TRANSFORM, derived_from=rec.id, line=rec.line,
+            )
+            self._fill_fact(row, rec.tenant, normalize_subject(cf.subject, default_user=user), cf.predicate,
+                            cf.object, cf.polarity)
+            if row.slot in seen:  # the same slot twice in one text: the first statement stands
+                continue
+            seen.add(row.slot)
+            okey = entity_key(row.object or "")
+            row.entities = [e for e in episode.entities if e[0] == okey]
+            out.append(row)
+        return out
+
+    def _entities(self, text: str, given: tuple[str, ...] | None, subject: str | None) -> list[tuple[str, str]]:
+        names = list(given) if given is not None else extract_entities(text, known=self.alias_names)
+        if subject and subject != "user" and given is None:
+            names.append(subject)
+        out: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for name in names:
+            key = entity_key(name)
+            key = self.alias_keys.get(key, key)
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            out.append((key, name))
+            if len(out) >= MAX_ENTITIES:
+                break
+        return out

@@ -1,0 +1,223 @@
+"""Validation of memory records (contract §1) into :class:`Record` — pure, no database.
+
+Every problem is an :class:`~kgmem.errors.InputError` naming the line (when known), the field and the fix.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+from ..errors import InputError
+from ..keys import content_key
+
+MAX_TEXT = 32768
+MAX_ID = 512
+KINDS = ("episode", "fact", "summary")
+RETENTION_CLASSES = ("permanent", "standard", "short", "ephemeral")
+
+FIELDS = (
+    "text", "id", "at", "kind", "subject", "predicate", "object", "polarity", "entities", "caused_by",
+    "stream", "source", "confidence", "tenant", "user", "retention",
+)
+# fields whose value identifies the record's content (id excluded: it names the content, it is not content)
+CONTENT_FIELDS = tuple(f for f in FIELDS if f != "id")
+
+_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One validated memory record. ``at`` is always timezone-aware UTC."""
+
+    id: str
+    text: str
+    at: dt.datetime
+    at_given: bool
+    kind: str
+    tenant: str
+    content_key: str
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    polarity: bool = True
+    entities: tuple[str, ...] | None = None
+    caused_by: tuple[str, ...] = ()
+    stream: str | None = None
+    source: str | None = None
+    confidence: float | None = None
+    user: str | None = None
+    retention: str | None = None
+    line: int | None = None
+
+    @property
+    def is_fact(self) -> bool:
+        return self.subject is not None
+
+
+@dataclass
+class LineError:
+    line: int | None
+    error: str
+    field: str | None = None
+    id: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "error": self.error}
+
+
+def parse_time(value: Any, *, field: str = "at", line: int | None = None) -> dt.datetime:
+    """RFC 3339 timestamp (or a bare date = midnight UTC) → aware UTC datetime."""
+    if isinstance(value, dt.datetime):
+        return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"expected an RFC 3339 timestamp string, got {type(value).__name__}",
+                         field=field, line=line, fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"')
+    s = value.strip()
+    try:
+        if _DATE_ONLY.match(s):
+            d = dt.date.fromisoformat(s)
+            return dt.datetime(d.year, d.month, d.day, tzinfo=dt.timezone.utc)
+        t = dt.datetime.fromisoformat(s.replace("z", "Z"))
+    except ValueError:
+        raise InputError(f"'{value}' is not an RFC 3339 timestamp", field=field, line=line,
+                         fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"') from None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=dt.timezone.utc)
+    return t.astimezone(dt.timezone.utc)
+
+
+def _str(obj: dict, name: str, line: int | None, *, required: bool = False, max_len: int | None = None) -> str | None:
+    value = obj.get(name)
+    if value is None:
+        if required:
+            raise InputError("is required", field=name, line=line, fix=f'add "{name}": "..."')
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"must be a string, got {type(value).__name__}", field=name, line=line)
+    value = value.strip()
+    if not value:
+        if required:
+            raise InputError("must not be empty", field=name, line=line)
+        return None
+    if max_len is not None and len(value) > max_len:
+        raise InputError(f"is {len(value)} characters long; the limit is {max_len}", field=name, line=line,
+                         fix="split it into several records")
+    return value
+
+
+def _str_list(obj: dict, name: str, line: int | None) -> tuple[str, ...] | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        raise InputError("must be a list of strings, got a string", field=name, line=line,
+                         fix=f'write "{name}": ["{value}"]')
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InputError("must be a list of non-empty strings", field=name, line=line)
+    return tuple(dict.fromkeys(v.strip() for v in value))
+
+
+def parse_record(obj: Any, *, line: int | None = None, default_tenant: str = "default",
+                 now: dt.datetime | None = None) -> Record:
+    """Validate one record (a dict) into a :class:`Record`."""
+    if not isinstance(obj, dict):
+        raise InputError(f"expected a JSON object, got {type(obj).__name__}", line=line,
+                         fix='write one object per line, like {"text": "..."}')
+    unknown = [k for k in obj if k not in FIELDS]
+    if unknown:
+        k = unknown[0]
+        guess = difflib.get_close_matches(k, FIELDS, n=1)
+        raise InputError(f"unknown field '{k}'", field=k, line=line,
+                         fix=f"did you mean '{guess[0]}'?" if guess else f"known fields: {', '.join(FIELDS)}")
+
+    text = _str(obj, "text", line, required=True)
+    if len(obj["text"]) > MAX_TEXT:
+        raise InputError(f"is {len(obj['text'])} characters long; the limit is {MAX_TEXT}", field="text",
+                         line=line, fix="split it into several records")
+    rid = _str(obj, "id", line, max_len=MAX_ID)
+    tenant = _str(obj, "tenant", line, max_len=200) or default_tenant
+
+    at_given = obj.get("at") is not None
+    at = parse_time(obj["at"], line=line) if at_given else (now or dt.datetime.now(dt.timezone.utc))
+
+    kind = obj.get("kind", None)
+    if kind is not None and kind not in KINDS:
+        raise InputError(f"'{kind}' is not a kind", field="kind", line=line, fix=f"use one of {', '.join(KINDS)}")
+
+    spo = {k: _str(obj, k, line, max_len=1000) for k in ("subject", "predicate", "object")}
+    present = [k for k, v in spo.items() if v is not None]
+    if present and len(present) != 3:
+        missing = [k for k in spo if spo[k] is None]
+        raise InputError(f"a fact needs subject, predicate and object; missing {', '.join(missing)}",
+                         field=missing[0], line=line, fix="give all three, or none for a plain episode")
+    if kind is None:
+        kind = "fact" if present else "episode"
+    if kind == "fact" and not present:
+        raise InputError('kind "fact" needs subject, predicate and object', field="subject", line=line)
+
+    polarity = obj.get("polarity", True)
+    if not isinstance(polarity, bool):
+        raise InputError(f"must be true or false, got {json.dumps(polarity)}", field="polarity", line=line)
+
+    confidence = obj.get("confidence")
+    if confidence is not None:
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or math.isnan(confidence) \
+                or not 0 <= confidence <= 1:
+            raise InputError(f"must be a number from 0 to 1, got {json.dumps(confidence)}", field="confidence",
+                             line=line)
+        confidence = float(confidence)
+
+    retention = _str(obj, "retention", line)
+    if retention is not None and retention not in RETENTION_CLASSES:
+        raise InputError(f"'{retention}' is not a retention class", field="retention", line=line,
+                         fix=f"use one of {', '.join(RETENTION_CLASSES)}")
+
+    caused_by = _str_list(obj, "caused_by", line) or ()
+    if rid is not None and rid in caused_by:
+        raise InputError("a memory cannot be its own cause", field="caused_by", line=line)
+
+    content = {k: obj.get(k) for k in CONTENT_FIELDS}
+    content["text"] = text
+    content["tenant"] = tenant
+    ckey = content_key(content)
+    return Record(
+        id=rid or "k" + ckey[:20],
+        text=text,
+        at=at,
+        at_given=at_given,
+        kind=kind,
+        tenant=tenant,
+        content_key=ckey,
+        subject=spo["subject"],
+        predicate=spo["predicate"],
+        object=spo["object"],
+        polarity=polarity,
+        entities=_str_list(obj, "entities", line),
+        caused_by=caused_by,
+        stream=_str(obj, "stream", line, max_len=500),
+        source=_str(obj, "source", line, max_len=2000),
+        confidence=confidence,
+        user=_str(obj, "user", line, max_len=500),
+        retention=retention,
+        line=line,
+    )
+
+
+def read_jsonl(lines: Iterable[str]) -> Iterator[tuple[int, Any | InputError]]:
+    """Yield (line number, parsed object or the InputError for that line); blank lines are skipped."""
+    for n, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield n, json.loads(raw)
+        except json.JSONDecodeError as e:
+            yield n, InputError(f"not valid JSON ({e.msg} at column {e.colno})", line=n,
+                                fix="each line must be one complete JSON object")

@@ -1,0 +1,1 @@
+"""The read path: filters → channels → fusion → walks → typed answer. Never imports :mod:`kgmem.ingest`."""

@@ -1,0 +1,47 @@
+"""Turn a user's text into a safe Lucene query for the fulltext index (a pure function).
+
+Every Lucene special character is escaped, boolean operator words are lower-cased so they stay words,
+and the terms are OR-ed (Lucene's default), so "zx9q error" finds memories containing either token with
+BM25 ranking. User text never becomes query syntax.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
+_TOKEN = re.compile(r"[\w][\w\-.:/@#']*", re.UNICODE)
+_OPERATORS = {"AND", "OR", "NOT", "TO"}
+
+
+def escape(term: str) -> str:
+    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in term)
+
+
+def terms(text: str, max_terms: int = 32) -> list[str]:
+    """Tokens of the text (ids like ERR-4411 and v2.3.1 stay whole), without trailing punctuation."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0).rstrip(".:/'-")
+        if not tok:
+            continue
+        if tok.upper() in _OPERATORS and tok.isupper():
+            tok = tok.lower()
+        if tok not in out:
+            out.append(tok)
+        if len(out) >= max_terms:
+            break
+    return out
+
+
+def to_query(text: str, max_terms: int = 32) -> str | None:
+    """A Lucene query OR-ing the escaped terms, or None when the text has no terms."""
+    ts = terms(text, max_terms)
+    if not ts:
+        return None
+    parts = []
+    for t in ts:
+        esc = escape(t)
+        # a token with inner punctuation (ERR-4411) is also searched as a phrase of its analysed parts
+        parts.append(f'"{esc}"' if any(c in t for c in "-.:/@#'") else esc)
+    return " ".join(parts)

@@ -1,0 +1,49 @@
+"""Facts over time on one slot: now, as of T, known at T, history; and what changed since T."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Callable
+
+from ..keys import slot_key
+from ..normalize import normalize_object, normalize_subject, object_key
+from ..results import Fact, History, SlotAnswer
+from ..store import Store
+from ..vocab import Vocabulary
+
+
+@dataclass(frozen=True)
+class SlotRef:
+    tenant: str
+    subject: str
+    predicate: str
+    object: str | None  # display form, only for multi-valued predicates
+    slot: str
+
+
+def resolve_slot(vocabulary: Vocabulary, tenant: str, subject: str, predicate: str, obj: str | None = None,
+                 *, embed: Callable | None = None) -> SlotRef:
+    """Normalise a (subject, predicate[, object]) question the way the write path normalises facts."""
+    pred = vocabulary.normalize(predicate, embed=embed).name
+    subj = normalize_subject(subject)
+    multi = vocabulary.is_multi(pred)
+    okey = object_key(obj) if (multi and obj is not None) else None
+    return SlotRef(tenant, subj, pred, normalize_object(obj) if okey is not None else None,
+                   slot_key(tenant, subj, pred, okey))
+
+
+def value_at(store: Store, ref: SlotRef, at: dt.datetime | None = None,
+             known_at: dt.datetime | None = None) -> SlotAnswer:
+    rows = store.read("facts/value_at", tenant=ref.tenant, slot=ref.slot, at=at, known_at=known_at)
+    return SlotAnswer(ref.subject, ref.predicate, ref.object, at, Fact.from_row(rows[0]) if rows else None,
+                      known_at=known_at)
+
+
+def history(store: Store, ref: SlotRef, known_at: dt.datetime | None = None) -> History:
+    rows = store.read("facts/history", tenant=ref.tenant, slot=ref.slot, known_at=known_at)
+    return History(ref.subject, ref.predicate, ref.object, [Fact.from_row(r) for r in rows])
+
+
+def changes(store: Store, tenant: str, since: dt.datetime, limit: int = 100) -> list[dict]:
+    return store.read("facts/changes_since", tenant=tenant, since=since, limit=limit)

@@ -1,0 +1,236 @@
+"""Typed results. Every result has ``to_dict()`` giving exactly the JSON of the contract (§3), plus added fields.
+
+Both the write path and the query path produce these; neither imports the other.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def iso(t: dt.datetime | None) -> str | None:
+    """RFC 3339 in UTC with a 'Z' (seconds precision unless there are fractions)."""
+    if t is None:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=dt.timezone.utc)
+    t = t.astimezone(dt.timezone.utc)
+    s = t.isoformat(timespec="microseconds" if t.microsecond else "seconds")
+    return s.replace("+00:00", "Z")
+
+
+# ---------------------------------------------------------------------------- ingest
+
+
+@dataclass
+class IngestReport:
+    read: int = 0
+    created: int = 0
+    unchanged: int = 0
+    superseded: int = 0
+    linked: int = 0
+    errors: list[dict] = field(default_factory=list)
+    facts: int = 0  # facts compiled from episode text
+    entities: int = 0  # mentions resolved
+    new_predicates: list[str] = field(default_factory=list)
+    edges: dict[str, int] = field(default_factory=lambda: {"caused_by": 0, "next": 0, "supersedes": 0,
+                                                             "mentions": 0, "derived_from": 0})
+    ids: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "read": self.read, "created": self.created, "unchanged": self.unchanged,
+            "superseded": self.superseded, "linked": self.linked, "errors": list(self.errors),
+            "facts": self.facts, "entities": self.entities, "new_predicates": list(self.new_predicates),
+            "edges": dict(self.edges),
+        }
+
+
+# ---------------------------------------------------------------------------- memories and facts
+
+
+@dataclass
+class Memory:
+    id: str
+    text: str
+    at: dt.datetime | None
+    kind: str = "episode"
+    tenant: str | None = None
+    user: str | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    polarity: bool | None = None
+    stream: str | None = None
+    source: str | None = None
+    confidence: float | None = None
+    recorded_at: dt.datetime | None = None
+    valid_to: dt.datetime | None = None
+
+    @property
+    def current(self) -> bool:
+        return self.valid_to is None
+
+    @classmethod
+    def from_row(cls, row: dict) -> "Memory":
+        return cls(**{k: row.get(k) for k in cls.__dataclass_fields__ if k in row})
+
+    def to_dict(self) -> dict:
+        d = {"id": self.id, "text": self.text, "at": iso(self.at), "kind": self.kind}
+        for k in ("subject", "predicate", "object", "polarity", "stream", "source", "confidence", "user"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = v
+        d["recorded_at"] = iso(self.recorded_at)
+        d["valid_to"] = iso(self.valid_to)
+        d["current"] = self.current
+        return d
+
+
+@dataclass
+class Fact:
+    """One version of a slot."""
+
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    polarity: bool
+    text: str
+    valid_from: dt.datetime
+    valid_to: dt.datetime | None
+    recorded_at: dt.datetime | None = None
+    version: int | None = None
+    source: str | None = None
+
+    @property
+    def current(self) -> bool:
+        return self.valid_to is None
+
+    @classmethod
+    def from_row(cls, row: dict) -> "Fact":
+        return cls(
+            id=row["id"], subject=row["subject"], predicate=row["predicate"], object=row["object"],
+            polarity=bool(row["polarity"]) if row.get("polarity") is not None else True, text=row["text"],
+            valid_from=row["at"], valid_to=row.get("valid_to"), recorded_at=row.get("recorded_at"),
+            version=row.get("version"), source=row.get("source"),
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id, "object": self.object, "polarity": self.polarity, "text": self.text,
+            "valid_from": iso(self.valid_from), "valid_to": iso(self.valid_to),
+        }
+
+
+@dataclass
+class SlotAnswer:
+    """``now`` / ``as-of`` answer: the slot and its value at a time (None when nothing held)."""
+
+    subject: str
+    predicate: str
+    object: str | None
+    at: dt.datetime | None
+    value: Fact | None
+    known_at: dt.datetime | None = None
+
+    def to_dict(self) -> dict:
+        d = {"subject": self.subject, "predicate": self.predicate, "object": self.object, "at": iso(self.at),
+             "value": self.value.to_dict() if self.value else None}
+        if self.known_at is not None:
+            d["known_at"] = iso(self.known_at)
+        return d
+
+
+@dataclass
+class History:
+    subject: str
+    predicate: str
+    object: str | None
+    versions: list[Fact]
+
+    def to_dict(self) -> dict:
+        return {
+            "subject": self.subject, "predicate": self.predicate,
+            **({"object": self.object} if self.object is not None else {}),
+            "versions": [{**v.to_dict(), "current": v.current} for v in self.versions],
+        }
+
+
+# ---------------------------------------------------------------------------- recall
+
+
+@dataclass
+class Hit:
+    id: str
+    text: str
+    at: dt.datetime | None
+    score: float
+    confident: bool
+    current: bool
+    channels: dict[str, int | None]
+    kind: str = "episode"
+    similarity: float | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    polarity: bool | None = None
+    context: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        d = {
+            "id": self.id, "text": self.text, "at": iso(self.at), "score": round(self.score, 6),
+            "confident": self.confident, "current": self.current, "channels": dict(self.channels),
+            "kind": self.kind, "similarity": None if self.similarity is None else round(self.similarity, 4),
+        }
+        if self.subject is not None:
+            d.update(subject=self.subject, predicate=self.predicate, object=self.object, polarity=self.polarity)
+        if self.context:
+            d["context"] = self.context
+        return d
+
+
+@dataclass
+class Recall:
+    query: str
+    abstained: bool
+    reason: str | None
+    hits: list[Hit]
+    explain: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict:
+        d = {"query": self.query, "abstained": self.abstained, "reason": self.reason,
+             "hits": [h.to_dict() for h in self.hits]}
+        if self.explain is not None:
+            d["explain"] = self.explain
+        return d
+
+
+# ---------------------------------------------------------------------------- why
+
+
+@dataclass
+class Why:
+    query: str
+    abstained: bool
+    symptom: Memory | None
+    roots: list[dict]  # {id, text, at, depth, confidence, score}
+    paths: list[list[str]]
+    reason: str | None = None
+    explain: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict:
+        d = {
+            "query": self.query,
+            "abstained": self.abstained,
+            "symptom": None if self.symptom is None else
+            {"id": self.symptom.id, "text": self.symptom.text, "at": iso(self.symptom.at)},
+            "roots": [{**r, "at": iso(r.get("at"))} for r in self.roots],
+            "paths": [list(p) for p in self.paths],
+            "reason": self.reason,
+        }
+        if self.explain is not None:
+            d["explain"] = self.explain
+        return d

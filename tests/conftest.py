@@ -1,0 +1,123 @@
+"""Test fixtures: a real Neo4j for every test that needs one.
+
+Which Neo4j: ``NEO4J_URI`` (with NEO4J_USERNAME/NEO4J_PASSWORD) if set; else a testcontainers
+``neo4j:5.26-community`` when a Docker engine answers; else the local server of ``kgmem server start``
+(started here if it is not running). Tests isolate themselves with a fresh tenant each, deleted afterwards,
+so they can run in any order and beside real data.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+NEO4J_IMAGE = "neo4j:5.26.30-community"
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=3)
+        client.ping()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def neo4j_connection():
+    """(uri, user, password, origin) of the database the tests run against."""
+    from kgmem.config import resolve_connection
+
+    if os.environ.get("NEO4J_URI"):
+        c = resolve_connection()
+        yield c.uri, c.user, c.password, "environment"
+        return
+    if os.environ.get("KGMEM_TEST_DOCKER", "auto") != "off" and _docker_answers():
+        try:
+            from testcontainers.community.neo4j import Neo4jContainer  # testcontainers >= 4.15
+        except ImportError:  # pragma: no cover - older testcontainers
+            from testcontainers.neo4j import Neo4jContainer
+
+        password = "kgmem-test-" + uuid.uuid4().hex[:8]
+        container = Neo4jContainer(image=NEO4J_IMAGE, password=password)
+        container.with_env("NEO4J_server_memory_heap_max__size", "1G")
+        container.with_env("NEO4J_server_memory_pagecache_size", "1G")
+        with container:
+            yield container.get_connection_url(), "neo4j", password, "testcontainers"
+        return
+    from kgmem import server
+
+    info = server.start(quiet=True)
+    from kgmem.config import resolve_connection
+
+    c = resolve_connection()
+    assert c.origin == "local-server", c
+    yield info["uri"], c.user, c.password, "local-server"
+
+
+@pytest.fixture(scope="session")
+def store(neo4j_connection):
+    from kgmem.config import Connection
+    from kgmem.store import Store, schema
+
+    uri, user, password, origin = neo4j_connection
+    s = Store(Connection(uri, user, password, None, origin))
+    schema.apply(s)
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from kgmem.embed import get_embedder
+
+    return get_embedder()
+
+
+def _new_tenant(prefix: str = "test") -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def tenant(store):
+    """A fresh tenant name; everything in it is deleted after the test."""
+    name = _new_tenant()
+    yield name
+    store.auto_commit("admin/delete_tenant", tenant=name)
+
+
+@pytest.fixture
+def mg(store, embedder, tenant):
+    """A MemoryGraph on the test database, in a fresh tenant."""
+    from kgmem import MemoryGraph
+
+    g = MemoryGraph(tenant=tenant, store=store, embedder=embedder)
+    g._schema_ready = True  # applied once per session by the store fixture
+    yield g
+
+
+@pytest.fixture
+def other_tenant(store):
+    name = _new_tenant("other")
+    yield name
+    store.auto_commit("admin/delete_tenant", tenant=name)
+
+
+@pytest.fixture
+def cli_env(neo4j_connection, tenant):
+    """Environment for running the CLI as a real subprocess against the test database."""
+    uri, user, password, _ = neo4j_connection
+    env = dict(os.environ)
+    env.update(NEO4J_URI=uri, NEO4J_USERNAME=user or "neo4j", NEO4J_PASSWORD=password or "", KGMEM_TENANT=tenant)
+    return env
