@@ -12,7 +12,10 @@ from .errors import InputError, NotFoundError
 from .ingest.pipeline import DEFAULT_BATCH, ingest as _ingest
 from .ingest.records import parse_time
 from .query import slots as _slots
-from .results import Fact, History, IngestReport, Memory, SlotAnswer
+from .query.abstain import AbstainPolicy
+from .query.filters import build_filters
+from .query.recall import CHANNELS, RecallOptions, recall as _recall
+from .results import Fact, History, IngestReport, Memory, Recall, SlotAnswer
 from .store import Store, schema
 from .vocab import Vocabulary
 
@@ -122,6 +125,27 @@ class MemoryGraph:
             raise NotFoundError(f"no memory with id '{memory_id}' in tenant '{self.tenant}'",
                                 fix="check the id (and --tenant)")
         return Memory.from_row(rows[0])
+
+    # ------------------------------------------------------------------ recall
+
+    def recall(self, query: str, k: int = 10, at: Any = None, include_superseded: bool = False, *,
+               user: str | None = None, since: Any = None, until: Any = None, now: Any = None,
+               kinds: Iterable[str] | None = None, expand: int = 0, explain: bool = False,
+               rrf_k: int = 60, channels: Iterable[str] | None = None,
+               policy: AbstainPolicy | None = None) -> Recall:
+        """Hybrid recall: filters first, then vector + keyword + entity channels fused by RRF.
+
+        ``at`` answers as of that time (versions valid then); time phrases in the question ("last 7 days",
+        "in May") become filters relative to ``now`` (default: the current time). The result may abstain.
+        """
+        self._ready()
+        filters, text = build_filters(
+            query if isinstance(query, str) else "", tenant=self.tenant, user=user, at=_time(at, "at"),
+            since=_time(since, "since"), until=_time(until, "until"), include_superseded=include_superseded,
+            kinds=tuple(kinds) if kinds else None, now=_time(now, "now"))
+        opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=tuple(channels or CHANNELS),
+                             policy=policy or AbstainPolicy())
+        return _recall(self.store, self.embedder, query, filters, text, opts, explain=explain)
 
     # ------------------------------------------------------------------ facts over time
 

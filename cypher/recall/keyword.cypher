@@ -1,0 +1,31 @@
+// name: recall/keyword
+// Keyword channel: Lucene BM25 over Memory.text (the fulltext index), then the same eligibility filters.
+// $lucene is built from the user's words with every Lucene operator escaped (kgmem/query/lucene.py).
+// params: $lucene (string), $fetch (int), $k (int), $tenant (string), $user (string or null),
+//         $start (datetime or null), $end (datetime or null), $at (datetime or null),
+//         $include_superseded (bool), $kinds (list of strings or null)
+// returns: fetched (index rows read), hits (list of {id, score}, best first, at most $k) — always one row
+:param lucene => 'zx9q';
+:param fetch => 100;
+:param k => 10;
+:param tenant => 'demo';
+:param user => null;
+:param start => null;
+:param end => null;
+:param at => null;
+:param include_superseded => false;
+:param kinds => null;
+CALL db.index.fulltext.queryNodes('memory_text', $lucene, {limit: $fetch}) YIELD node, score
+WITH collect({m: node, score: score}) AS rows
+RETURN size(rows) AS fetched,
+       [row IN rows WHERE row.m.tenant = $tenant
+          AND ($user IS NULL OR row.m.user = $user)
+          AND ($kinds IS NULL OR row.m.kind IN $kinds)
+          AND ($start IS NULL OR row.m.at >= $start)
+          AND ($end IS NULL OR row.m.at < $end)
+          AND (
+            ($at IS NULL AND ($include_superseded OR row.m.valid_to IS NULL))
+            OR ($at IS NOT NULL AND row.m.at <= $at
+                AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at))
+          )
+        | {id: row.m.id, score: row.score}][0..$k] AS hits

@@ -1,0 +1,77 @@
+"""Abstention: decide per hit whether it is ``confident`` and whether the whole answer abstains.
+
+Signals (all cheap, no model):
+
+* similarity floor — the cosine between the question and the hit;
+* gap — how far the best hit stands above the second (a near-tie of two mediocre hits is a coin flip);
+* agreement — how many channels (vector, keyword, entity) put the hit near their top;
+* exact tokens — the hit contains an identifier-like token of the question (``zx9q``, ``ERR-4411``),
+  which embeddings blur but which is decisive when present.
+
+The thresholds are calibrated on ``fixtures/recall`` (answerable and unanswerable questions) by
+``kgmem bench --suite calibration``; the defaults below are the values chosen there.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+_IDENT = re.compile(r"(?=[\w\-.]*\d)(?=[\w\-.]*[a-zA-Z])[\w][\w\-.]*[\w]")
+
+
+@dataclass(frozen=True)
+class AbstainPolicy:
+    strong: float = 0.62  # cosine at which one channel is enough
+    floor: float = 0.40  # below this a hit is never confident on similarity (exact tokens aside)
+    min_gap: float = 0.02  # top-1 vs top-2 cosine gap needed when the best hit is below `strong`
+    agree_depth: int = 3  # a channel "agrees" when it ranks the hit within this depth
+    agree_channels: int = 2  # channels that must agree for a hit between floor and strong
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def identifier_tokens(text: str) -> set[str]:
+    """Tokens mixing letters and digits (codes, ids, versions, hostnames): lower-cased."""
+    return {m.group(0).lower() for m in _IDENT.finditer(text)}
+
+
+@dataclass
+class Judgement:
+    confident: bool
+    why: str
+
+
+def judge_hit(similarity: float | None, ranks: dict[str, int | None], query_idents: set[str], text: str,
+              policy: AbstainPolicy) -> Judgement:
+    sim = similarity if similarity is not None else -1.0
+    agreeing = [c for c, r in ranks.items() if r is not None and r <= policy.agree_depth]
+    if query_idents:
+        hit_tokens = identifier_tokens(text)
+        shared = query_idents & hit_tokens
+        if shared and ranks.get("keyword") is not None and ranks["keyword"] <= policy.agree_depth:
+            return Judgement(True, f"exact token {sorted(shared)[0]!r}")
+    if sim >= policy.strong:
+        return Judgement(True, f"cosine {sim:.2f} >= {policy.strong}")
+    if sim < policy.floor:
+        return Judgement(False, f"cosine {sim:.2f} < floor {policy.floor}")
+    if len(agreeing) >= policy.agree_channels:
+        return Judgement(True, f"{len(agreeing)} channels agree ({', '.join(agreeing)})")
+    return Judgement(False, f"cosine {sim:.2f} with only {len(agreeing)} channel(s) agreeing")
+
+
+def decide(hits: list[dict], query_idents: set[str], policy: AbstainPolicy) -> tuple[list[Judgement], bool, str | None]:
+    """Judge each hit ({similarity, ranks, text}); the answer abstains when its best hit is not confident."""
+    if not hits:
+        return [], True, "no eligible memory matched"
+    judgements = [judge_hit(h["similarity"], h["ranks"], query_idents, h["text"], policy) for h in hits]
+    top = judgements[0]
+    if top.confident and len(hits) > 1 and "cosine" in top.why and "channels" not in top.why:
+        s1 = hits[0]["similarity"] or 0.0
+        s2 = hits[1]["similarity"] or 0.0
+        if s1 < policy.strong and s1 - s2 < policy.min_gap:
+            judgements[0] = Judgement(False, f"top two hits tie (cosine {s1:.2f} vs {s2:.2f})")
+    if not judgements[0].confident:
+        return judgements, True, f"not confident: {judgements[0].why}"
+    return judgements, False, None

@@ -1,0 +1,131 @@
+"""``recall``: filters → channels → reciprocal rank fusion → abstention → typed answer (+ manifest)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import asdict, dataclass, field
+
+from ..embed import Embedder
+from ..errors import InputError
+from ..normalize import clean_text
+from ..results import Hit, Recall, iso
+from ..store import Store, cypher
+from . import channels as ch
+from .abstain import AbstainPolicy, decide, identifier_tokens
+from .filters import Filters
+from .fusion import DEFAULT_K, rrf
+
+CHANNELS = ("vector", "keyword", "entity")
+TRANSFORM_VERSION = "recall/v1"
+
+
+@dataclass(frozen=True)
+class RecallOptions:
+    k: int = 10
+    rrf_k: int = DEFAULT_K
+    depth: int = 30  # candidates per channel entering fusion
+    overfetch: int = 10
+    expand: int = 0  # NEXT neighbours (each side) attached to each hit as context
+    channels: tuple[str, ...] = CHANNELS
+    policy: AbstainPolicy = field(default_factory=AbstainPolicy)
+
+
+def _check(query: str, opts: RecallOptions) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise InputError("must be a non-empty question", field="query", fix='ask something, e.g. "what did we decide?"')
+    if opts.k < 1 or opts.k > 1000:
+        raise InputError(f"must be between 1 and 1000, got {opts.k}", field="k")
+    unknown = set(opts.channels) - set(CHANNELS)
+    if unknown:
+        raise InputError(f"unknown channel(s) {sorted(unknown)}", field="channels", fix=f"use {', '.join(CHANNELS)}")
+    return clean_text(query)
+
+
+def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranking_text: str,
+           opts: RecallOptions = RecallOptions(), *, explain: bool = False) -> Recall:
+    query = _check(query, opts)
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    vec = embedder.encode_one(ranking_text)
+    timings["embed_ms"] = (time.perf_counter() - t0) * 1000
+    depth = max(opts.k, opts.depth)
+
+    found: dict[str, ch.Candidates] = {}
+    for name in opts.channels:
+        t = time.perf_counter()
+        if name == "vector":
+            found[name] = ch.vector(store, vec, filters, depth, overfetch=opts.overfetch)
+        elif name == "keyword":
+            found[name] = ch.keyword(store, ranking_text, filters, depth, overfetch=opts.overfetch)
+        else:
+            found[name] = ch.entity(store, ranking_text, filters, depth)
+        timings[f"{name}_ms"] = (time.perf_counter() - t) * 1000
+
+    fused = rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k)
+    top = fused[: opts.k * 2]  # spare rows: duplicates of the same text collapse below
+    t = time.perf_counter()
+    details = {r["id"]: r for r in store.read("recall/details", tenant=filters.tenant, ids=[f.id for f in top],
+                                               vector=vec.tolist())}
+    timings["details_ms"] = (time.perf_counter() - t) * 1000
+
+    rows, seen_text = [], set()
+    for f in top:
+        d = details.get(f.id)
+        if d is None:
+            continue
+        key = (clean_text(d["text"]).casefold(), d["at"])
+        if key in seen_text:  # a fact compiled from an episode repeats its sentence: show it once
+            continue
+        seen_text.add(key)
+        sim = d["similarity"]
+        rows.append({"fused": f, "d": d, "similarity": None if sim is None else 2 * sim - 1, "ranks": f.ranks,
+                     "text": d["text"]})
+        if len(rows) >= opts.k:
+            break
+
+    judgements, abstained, reason = decide(rows, identifier_tokens(query), opts.policy)
+    hits = []
+    for row, j in zip(rows, judgements):
+        d = row["d"]
+        hits.append(Hit(
+            id=d["id"], text=d["text"], at=d["at"], score=row["fused"].score, confident=j.confident,
+            current=d["valid_to"] is None or (filters.at is not None and d["valid_to"] > filters.at),
+            channels={c: row["ranks"].get(c) for c in CHANNELS}, kind=d["kind"], similarity=row["similarity"],
+            subject=d["subject"], predicate=d["predicate"], object=d["object"], polarity=d["polarity"],
+        ))
+    if opts.expand > 0 and hits:
+        _attach_context(store, filters.tenant, hits, opts.expand)
+    timings["total_ms"] = (time.perf_counter() - t0) * 1000
+
+    manifest = None
+    if explain:
+        manifest = {
+            "transform": TRANSFORM_VERSION,
+            "model": embedder.model_id,
+            "ranking_text": ranking_text,
+            "filters": filters.to_dict(),
+            "options": {"k": opts.k, "rrf_k": opts.rrf_k, "depth": depth, "overfetch": opts.overfetch,
+                        "expand": opts.expand, "channels": list(opts.channels)},
+            "policy": opts.policy.to_dict(),
+            "channels": {name: c.to_dict() for name, c in found.items()},
+            "fused": [{"id": f.id, "score": round(f.score, 6), "ranks": f.ranks} for f in fused[: depth]],
+            "judgements": [{"id": r["d"]["id"], "confident": j.confident, "why": j.why}
+                           for r, j in zip(rows, judgements)],
+            "cypher": {n: cypher.load(n).path.name for n in
+                       ("recall/vector", "recall/vector_exact", "recall/keyword", "recall/entities",
+                        "recall/entity_memories", "recall/details")},
+            "timings_ms": {k2: round(v, 2) for k2, v in timings.items()},
+            "at": iso(dt.datetime.now(dt.timezone.utc)),
+        }
+    return Recall(query=query, abstained=abstained, reason=reason, hits=hits, explain=manifest)
+
+
+def _attach_context(store: Store, tenant: str, hits: list[Hit], hops: int) -> None:
+    rows = store.read("recall/neighbors", tenant=tenant, ids=[h.id for h in hits], hops=hops)
+    by_id: dict[str, list[dict]] = {}
+    for r in rows:
+        by_id.setdefault(r["id"], []).append({"id": r["neighbor"], "text": r["text"], "at": iso(r["at"]),
+                                              "offset": r["offset"]})
+    for h in hits:
+        h.context = by_id.get(h.id, [])
