@@ -15,7 +15,8 @@ from .query import slots as _slots
 from .query.abstain import AbstainPolicy
 from .query.filters import build_filters
 from .query.recall import CHANNELS, RecallOptions, recall as _recall
-from .results import Fact, History, IngestReport, Memory, Recall, SlotAnswer
+from .query import walks as _walks
+from .results import Fact, History, IngestReport, Memory, Recall, SlotAnswer, Why
 from .store import Store, schema
 from .vocab import Vocabulary
 
@@ -146,6 +147,33 @@ class MemoryGraph:
         opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=tuple(channels or CHANNELS),
                              policy=policy or AbstainPolicy())
         return _recall(self.store, self.embedder, query, filters, text, opts, explain=explain)
+
+    # ------------------------------------------------------------------ why and timelines
+
+    def why(self, query: str, k: int = 3, *, at: Any = None, max_depth: int = 6, min_confidence: float = 0.0,
+            now: Any = None, time_filters: bool = False, explain: bool = False,
+            policy: AbstainPolicy | None = None) -> Why:
+        """Why did something happen: find the symptom, walk CAUSED_BY to the roots (best first).
+
+        Abstains when no memory matches confidently or the best match has no recorded cause. Time phrases
+        ("on Friday") help rank the symptom but are not hard filters unless ``time_filters`` is set: an
+        incident's "Friday" is rarely the Friday before today.
+        """
+        self._ready()
+        filters, text = build_filters(query if isinstance(query, str) else "", tenant=self.tenant,
+                                      at=_time(at, "at"), now=_time(now, "now"), parse_time_phrases=time_filters)
+        opts = RecallOptions(k=3, policy=policy or AbstainPolicy())
+        return _walks.why(self.store, self.embedder, query, filters, text, k=k, max_depth=max_depth,
+                          min_confidence=min_confidence, opts=opts, explain=explain)
+
+    def timeline(self, memory_id: str, *, before: int = 5, after: int = 5) -> list[dict]:
+        """What happened before and after a memory (its stream, else nearest in time)."""
+        self._ready()
+        rows = _walks.timeline(self.store, self.tenant, memory_id, before=before, after=after)
+        if not rows:
+            raise NotFoundError(f"no memory with id '{memory_id}' in tenant '{self.tenant}'",
+                                fix="check the id (and --tenant)")
+        return rows
 
     # ------------------------------------------------------------------ facts over time
 

@@ -7,6 +7,7 @@ import sys
 import click
 
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph
+from .memory_cmd import COMMANDS as MEMORY_COMMANDS
 from .server_cmd import server
 
 
@@ -22,6 +23,19 @@ def cli() -> None:
 
 
 cli.add_command(server)
+for _cmd in MEMORY_COMMANDS:
+    cli.add_command(_cmd)
+
+
+@cli.command("demo")
+@connection_options
+@handle_errors
+def demo(uri, user, password, database, tenant) -> None:
+    """Load the demo story into tenant 'demo' (or --tenant) and ask it why / now / as-of / recall questions."""
+    from .. import demo as demo_mod
+
+    with open_graph(uri, user, password, database, "demo" if tenant == "default" else tenant) as mg:
+        demo_mod.run(mg)
 
 
 @cli.command("init")

@@ -49,8 +49,17 @@ def _widening(store: Store, name: str, k: int, overfetch: int, **params) -> tupl
         fetch = min(MAX_FETCH, fetch * 4)
 
 
+EXACT_LIMIT = 20000  # a time-windowed eligible set up to this size is scanned exactly
+
+
 def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch: int = 10) -> Candidates:
     v = vec.tolist()
+    if filters.start is not None or filters.end is not None:
+        n = store.read("recall/eligible_count", limit=EXACT_LIMIT + 1, **filters.params())[0]["eligible"]
+        if n <= EXACT_LIMIT:
+            hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params()) if n else []
+            return Candidates("vector", [h["id"] for h in hits], [2 * h["score"] - 1 for h in hits],
+                              {"tries": [{"exact": True, "eligible": n, "kept": len(hits)}], "score": "cosine"})
     hits, tries = _widening(store, "recall/vector", k, overfetch, vector=v, **filters.params())
     if len(hits) < k and tries[-1]["fetched"] >= tries[-1]["fetch"]:
         # the tenant's eligible memories are a small part of a large index: scan them exactly

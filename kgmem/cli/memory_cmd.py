@@ -1,0 +1,279 @@
+"""Memory commands: ingest, remember, recall, why, now, as-of, history, changes, timeline, forget."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import InputError
+from ..results import iso
+from .common import connection_options, emit_json, handle_errors, json_option, open_graph
+from .render import console, print_changes, print_history, print_recall, print_slot, print_timeline, print_why
+
+
+def _batch_queries(path: str) -> list[tuple[int, dict]]:
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"no such file: {p}", fix="check the path given to --queries")
+    out = []
+    with open(p, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except json.JSONDecodeError as e:
+                raise InputError(f"not valid JSON ({e.msg})", line=n, fix='write {"query": "..."} per line') from None
+            if not isinstance(obj, dict) or not isinstance(obj.get("query"), str) or not obj["query"].strip():
+                raise InputError('needs a non-empty "query" string', line=n, field="query")
+            out.append((n, obj))
+    return out
+
+
+# ---------------------------------------------------------------------------- write
+
+
+@click.command("ingest")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--batch-size", default=256, show_default=True, help="Records per write transaction.")
+@click.option("--no-compile", is_flag=True, help="Do not compile facts from episode text.")
+@click.option("--silent", is_flag=True, help="No progress bar.")
+@connection_options
+@json_option
+@handle_errors
+def ingest(file, batch_size, no_compile, silent, uri, user, password, database, tenant, as_json) -> None:
+    """Ingest a JSONL file of memory records (one JSON object per line; '-' reads stdin).
+
+    Bad lines are reported with their line number and the rest still lands; exit code 1 when any line
+    was rejected.
+    """
+    if file != "-" and not Path(file).exists():
+        raise InputError(f"no such file: {file}", fix="check the path")
+    with open_graph(uri, user, password, database, tenant) as mg:
+        source = sys.stdin if file == "-" else file
+        if silent or as_json or not sys.stderr.isatty():
+            report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile)
+        else:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                          TimeRemainingColumn(), console=console(err=True), transient=True) as bar:
+                task = bar.add_task("ingesting", total=None)
+                report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile,
+                                   progress=lambda done, total: bar.update(task, completed=done, total=total))
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        click.echo(f"read {report.read}, created {report.created}, unchanged {report.unchanged}, "
+                   f"superseded {report.superseded}, linked {report.linked}, facts {report.facts}, "
+                   f"errors {len(report.errors)}")
+        for e in report.errors:
+            click.echo(f"line {e['line']}: {e['error']}", err=True)
+        if report.new_predicates:
+            click.echo(f"new predicates (not in the vocabulary): {', '.join(report.new_predicates)}", err=True)
+    if report.errors:
+        sys.exit(1)
+
+
+@click.command("remember")
+@click.argument("text")
+@click.option("--at", help="When it happened (RFC 3339 or a date). Default: now.")
+@click.option("--id", "memory_id", help="Your stable id for it.")
+@click.option("--kind", type=click.Choice(["episode", "fact", "summary"]), help="Default: episode (fact if -s/-p/-o).")
+@click.option("-s", "--subject")
+@click.option("-p", "--predicate")
+@click.option("-o", "--object", "obj")
+@click.option("--negated", is_flag=True, help="The fact is negated (polarity false).")
+@click.option("--caused-by", multiple=True, help="Id of a memory that caused this one (repeatable).")
+@click.option("--stream", help="Stream (conversation, channel) it belongs to.")
+@click.option("--source")
+@click.option("--entity", "entities", multiple=True, help="Entity it mentions (repeatable; default: extracted).")
+@click.option("--for-user", "for_user", help="The user it is about (scope inside the tenant).")
+@connection_options
+@json_option
+@handle_errors
+def remember(text, at, memory_id, kind, subject, predicate, obj, negated, caused_by, stream, source, entities,
+             for_user, uri, user, password, database, tenant, as_json) -> None:
+    """Store one memory."""
+    fields = dict(at=at, id=memory_id, kind=kind, subject=subject, predicate=predicate, object=obj,
+                  polarity=False if negated else None, caused_by=list(caused_by) or None, stream=stream,
+                  source=source, entities=list(entities) or None, user=for_user)
+    with open_graph(uri, user, password, database, tenant) as mg:
+        mem = mg.remember(text, **fields)
+    if as_json:
+        emit_json(mem.to_dict())
+    else:
+        click.echo(f"{mem.id}  {iso(mem.at)}  {mem.text}")
+
+
+# ---------------------------------------------------------------------------- read
+
+
+def _recall_one(mg, query: str, opts: dict):
+    return mg.recall(query, k=opts.get("k", 10), at=opts.get("at"), include_superseded=opts.get("include_superseded", False),
+                     user=opts.get("user"), since=opts.get("since"), until=opts.get("until"), now=opts.get("now"),
+                     expand=opts.get("expand", 0), explain=opts.get("explain", False))
+
+
+@click.command("recall")
+@click.argument("query", required=False)
+@click.option("--k", default=10, show_default=True, help="How many hits.")
+@click.option("--at", help="Answer as of this time (versions valid then).")
+@click.option("--include-superseded", is_flag=True, help="Also return versions that were replaced.")
+@click.option("--since", help="Only memories at or after this time.")
+@click.option("--until", help="Only memories before this time.")
+@click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
+@click.option("--for-user", "for_user", help="Only memories of this user.")
+@click.option("--expand", default=0, help="Attach N NEXT-neighbours each side as context.")
+@click.option("--explain", is_flag=True, help="Include the manifest: filters, channel candidates, fused ranks.")
+@click.option("--queries", type=click.Path(dir_okay=False), help='JSONL of {"query": ..., options} (one model load).')
+@connection_options
+@json_option
+@handle_errors
+def recall(query, k, at, include_superseded, since, until, now, for_user, expand, explain, queries, uri, user,
+           password, database, tenant, as_json) -> None:
+    """Find memories: filters first, then vector + keyword + entity channels fused by RRF; may abstain."""
+    if bool(query) == bool(queries):
+        raise click.UsageError("give a QUERY or --queries FILE (not both)")
+    base = dict(k=k, at=at, include_superseded=include_superseded, since=since, until=until, now=now,
+                user=for_user, expand=expand, explain=explain)
+    with open_graph(uri, user, password, database, tenant) as mg:
+        if queries:
+            for n, obj in _batch_queries(queries):
+                g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
+                try:
+                    res = _recall_one(g, obj["query"], {**base, **{k2: v for k2, v in obj.items() if k2 != "query"}})
+                except InputError as e:
+                    raise InputError(e.message, line=n) from None
+                emit_json(res.to_dict()) if as_json else print_recall(res)
+            return
+        if not query.strip():
+            raise InputError("must be a non-empty question", field="query")
+        res = _recall_one(mg, query, base)
+    emit_json(res.to_dict()) if as_json else print_recall(res)
+
+
+@click.command("why")
+@click.argument("query", required=False)
+@click.option("--k", default=3, show_default=True, help="How many roots.")
+@click.option("--at", help="Only causes known to have happened by this time.")
+@click.option("--max-depth", default=6, show_default=True, help="Longest CAUSED_BY walk (1-10).")
+@click.option("--min-confidence", default=0.0, show_default=True, help="Drop paths below this confidence.")
+@click.option("--explain", is_flag=True)
+@click.option("--queries", type=click.Path(dir_okay=False), help='JSONL of {"query": ...} (one model load).')
+@connection_options
+@json_option
+@handle_errors
+def why(query, k, at, max_depth, min_confidence, explain, queries, uri, user, password, database, tenant,
+        as_json) -> None:
+    """Why did it happen: find the symptom, walk CAUSED_BY to the roots (best first); may abstain."""
+    if bool(query) == bool(queries):
+        raise click.UsageError("give a QUERY or --queries FILE (not both)")
+    with open_graph(uri, user, password, database, tenant) as mg:
+        items = _batch_queries(queries) if queries else [(None, {"query": query})]
+        for n, obj in items:
+            if not obj["query"].strip():
+                raise InputError("must be a non-empty question", field="query")
+            g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
+            try:
+                res = g.why(obj["query"], k=obj.get("k", k), at=obj.get("at", at), max_depth=max_depth,
+                            min_confidence=min_confidence, explain=explain)
+            except InputError as e:
+                raise InputError(e.message, line=n) from None
+            emit_json(res.to_dict()) if as_json else print_why(res)
+
+
+@click.command("now")
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("object", required=False)
+@connection_options
+@json_option
+@handle_errors
+def now(subject, predicate, object, uri, user, password, database, tenant, as_json) -> None:
+    """The current value of a slot: SUBJECT PREDICATE [OBJECT for multi-valued predicates]."""
+    with open_graph(uri, user, password, database, tenant) as mg:
+        ans = mg.now_answer(subject, predicate, object)
+    emit_json(ans.to_dict()) if as_json else print_slot(ans)
+
+
+@click.command("as-of")
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("object", required=False)
+@click.option("--at", required=True, help="The time to ask about (RFC 3339 or a date).")
+@click.option("--known-at", help="Only what the store had recorded by this time (bi-temporal).")
+@connection_options
+@json_option
+@handle_errors
+def as_of(subject, predicate, object, at, known_at, uri, user, password, database, tenant, as_json) -> None:
+    """The value a slot had at a time."""
+    with open_graph(uri, user, password, database, tenant) as mg:
+        ans = mg.as_of_answer(subject, predicate, at, object, known_at=known_at)
+    emit_json(ans.to_dict()) if as_json else print_slot(ans)
+
+
+@click.command("history")
+@click.argument("subject")
+@click.argument("predicate")
+@click.argument("object", required=False)
+@click.option("--known-at", help="Only what the store had recorded by this time.")
+@connection_options
+@json_option
+@handle_errors
+def history(subject, predicate, object, known_at, uri, user, password, database, tenant, as_json) -> None:
+    """Every version of a slot, oldest first."""
+    with open_graph(uri, user, password, database, tenant) as mg:
+        h = mg.history_answer(subject, predicate, object, known_at=known_at)
+    emit_json(h.to_dict()) if as_json else print_history(h)
+
+
+@click.command("changes")
+@click.option("--since", required=True, help="Time (RFC 3339 or a date).")
+@click.option("--limit", default=100, show_default=True)
+@connection_options
+@json_option
+@handle_errors
+def changes(since, limit, uri, user, password, database, tenant, as_json) -> None:
+    """What changed in the tenant since a time: fact versions that took effect or were recorded."""
+    with open_graph(uri, user, password, database, tenant) as mg:
+        rows = mg.changes(since, limit=limit)
+    if as_json:
+        emit_json({"since": since, "changes": [_jsonable(r) for r in rows]})
+    else:
+        print_changes(rows)
+
+
+@click.command("timeline")
+@click.argument("memory_id")
+@click.option("--before", default=5, show_default=True)
+@click.option("--after", default=5, show_default=True)
+@connection_options
+@json_option
+@handle_errors
+def timeline(memory_id, before, after, uri, user, password, database, tenant, as_json) -> None:
+    """What happened before and after a memory (its stream's NEXT chain, else nearest in time)."""
+    with open_graph(uri, user, password, database, tenant) as mg:
+        rows = mg.timeline(memory_id, before=before, after=after)
+    if as_json:
+        emit_json({"id": memory_id, "items": [_jsonable(r) for r in rows]})
+    else:
+        print_timeline(rows)
+
+
+def _jsonable(row: dict) -> dict:
+    out = {}
+    for k, v in row.items():
+        if hasattr(v, "isoformat"):
+            out[k] = iso(v)
+        elif isinstance(v, dict):
+            out[k] = _jsonable(v)
+        else:
+            out[k] = v
+    return out
+
+
+COMMANDS = [ingest, remember, recall, why, now, as_of, history, changes, timeline]

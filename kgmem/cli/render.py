@@ -1,0 +1,99 @@
+"""Human-readable tables for the CLI (rich). The --json output never goes through here."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ..results import History, Recall, SlotAnswer, Why, iso
+
+_consoles: dict[bool, Console] = {}
+
+
+def console(err: bool = False) -> Console:
+    if err not in _consoles:
+        _consoles[err] = Console(stderr=err, highlight=False, soft_wrap=False)
+    return _consoles[err]
+
+
+def _short(t) -> str:
+    s = iso(t) or "—"
+    return s.replace("T00:00:00Z", "")
+
+
+def print_recall(res: Recall) -> None:
+    c = console()
+    c.print(f"[bold]{res.query}[/bold]")
+    if res.abstained:
+        c.print(f"[yellow]I don't know[/yellow] — {res.reason}")
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("#", "id", "at", "text", "cos", "vec", "kw", "ent", "ok"):
+        t.add_column(col, overflow="fold" if col == "text" else "ellipsis", no_wrap=col != "text")
+    for i, h in enumerate(res.hits, 1):
+        ch = h.channels
+        t.add_row(str(i), h.id, _short(h.at), h.text + ("" if h.current else "  [dim](superseded)[/dim]"),
+                  "—" if h.similarity is None else f"{h.similarity:.2f}",
+                  *(str(ch.get(x) or "·") for x in ("vector", "keyword", "entity")),
+                  "✓" if h.confident else "?")
+    if res.hits:
+        c.print(t)
+
+
+def print_why(res: Why) -> None:
+    c = console()
+    c.print(f"[bold]{res.query}[/bold]")
+    if res.symptom:
+        c.print(f"symptom: {res.symptom.id}  {_short(res.symptom.at)}  {res.symptom.text}")
+    if res.abstained:
+        c.print(f"[yellow]I don't know[/yellow] — {res.reason}")
+        return
+    for i, r in enumerate(res.roots, 1):
+        tag = " (inferred)" if r.get("inferred") else ""
+        c.print(f"root {i}: {r['id']}  {_short(r['at'])}  depth {r['depth']}  conf {r['confidence']}{tag}\n   {r['text']}")
+    for p in res.paths:
+        c.print("path: " + " → ".join(p))
+
+
+def print_slot(ans: SlotAnswer) -> None:
+    c = console()
+    slot = f"{ans.subject} · {ans.predicate}" + (f" · {ans.object}" if ans.object else "")
+    when = f" at {iso(ans.at)}" if ans.at else " now"
+    if ans.value is None:
+        c.print(f"{slot}{when}: [yellow]nothing recorded[/yellow]")
+        return
+    v = ans.value
+    neg = "" if v.polarity else "NOT "
+    c.print(f"{slot}{when}: [bold]{neg}{v.object}[/bold]  (since {_short(v.valid_from)}"
+            + (f", until {_short(v.valid_to)}" if v.valid_to else "") + f"; {v.id})")
+    c.print(f"   “{v.text}”")
+
+
+def print_history(h: History) -> None:
+    t = Table(show_edge=False, title=f"{h.subject} · {h.predicate}" + (f" · {h.object}" if h.object else ""))
+    for col in ("from", "to", "value", "id", "text"):
+        t.add_column(col)
+    for v in h.versions:
+        t.add_row(_short(v.valid_from), _short(v.valid_to) if v.valid_to else "[green]current[/green]",
+                  ("" if v.polarity else "NOT ") + v.object, v.id, v.text)
+    console().print(t)
+
+
+def print_changes(rows: list[dict]) -> None:
+    t = Table(show_edge=False)
+    for col in ("at", "subject", "predicate", "was", "now", "id"):
+        t.add_column(col)
+    for r in rows:
+        prev = r.get("previous")
+        t.add_row(_short(r["at"]), r["subject"], r["predicate"], prev["object"] if prev else "—",
+                  ("" if r["polarity"] else "NOT ") + str(r["object"]), r["id"])
+    console().print(t)
+
+
+def print_timeline(rows: list[dict]) -> None:
+    t = Table(show_edge=False)
+    for col in ("", "at", "id", "text"):
+        t.add_column(col)
+    for r in rows:
+        mark = "▶" if r["offset"] == 0 else f"{r['offset']:+d}"
+        t.add_row(mark, _short(r["at"]), r["id"], r["text"])
+    console().print(t)

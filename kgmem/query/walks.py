@@ -1,0 +1,74 @@
+"""Path walks: ``why`` (symptom → CAUSED_BY → roots) and timelines along NEXT.
+
+Root ranking rule (documented in the README): roots are ordered by
+1. path confidence, the product of the links' confidences (explicit ``caused_by`` links are 1.0, inferred
+   links carry the confidence they were inferred with) — a chain you recorded beats one kgmem guessed;
+2. depth, deeper first — the far end of a longer chain explains more of it than a side cause next to the
+   symptom;
+3. time, earlier first — causes precede effects;
+4. id, for determinism.
+A root reached by several paths keeps its best path's rank; every path is returned.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from ..embed import Embedder
+from ..results import Memory, Recall, Why
+from ..store import Store
+from .filters import Filters
+from .recall import RecallOptions, recall
+
+MAX_DEPTH = 10
+
+
+def why(store: Store, embedder: Embedder, query: str, filters: Filters, ranking_text: str, *, k: int = 3,
+        max_depth: int = 6, min_confidence: float = 0.0, symptom_candidates: int = 3,
+        opts: RecallOptions | None = None, explain: bool = False) -> Why:
+    """Answer a why-question: find the symptom with hybrid recall, then walk to its roots."""
+    max_depth = max(1, min(MAX_DEPTH, max_depth))
+    opts = opts or RecallOptions(k=max(symptom_candidates, 3))
+    found: Recall = recall(store, embedder, query, filters, ranking_text, opts, explain=explain)
+    manifest = {"recall": found.explain} if explain else None
+    if found.abstained or not found.hits:
+        return Why(query=found.query, abstained=True, symptom=None, roots=[], paths=[],
+                   reason=f"no confident match for the question ({found.reason})", explain=manifest)
+
+    confident = [h for h in found.hits[:symptom_candidates] if h.confident]
+    causes = {r["id"]: r["causes"] for r in store.read("why/has_causes", tenant=filters.tenant,
+                                                        ids=[h.id for h in confident], at=filters.at)}
+    symptom_hit = next((h for h in confident if causes.get(h.id, 0) > 0), None)
+    if symptom_hit is None:
+        best = found.hits[0]
+        return Why(query=found.query, abstained=True, symptom=_memory(best), roots=[], paths=[],
+                   reason=f"the best match '{best.id}' has no recorded cause", explain=manifest)
+
+    rows = store.read("why/roots", tenant=filters.tenant, symptom_id=symptom_hit.id, max_depth=max_depth,
+                      at=filters.at, min_confidence=min_confidence)
+    roots, paths, seen = [], [], set()
+    for r in rows:
+        paths.append(r["path"])
+        if r["root_id"] in seen:
+            continue
+        seen.add(r["root_id"])
+        roots.append({"id": r["root_id"], "text": r["root_text"], "at": r["root_at"], "depth": r["depth"],
+                      "confidence": round(float(r["confidence"]), 4), "inferred": r["inferred"],
+                      "truncated": r["truncated"]})
+    if not roots:
+        return Why(query=found.query, abstained=True, symptom=_memory(symptom_hit), roots=[], paths=[],
+                   reason="no cause passes the confidence and time limits", explain=manifest)
+    return Why(query=found.query, abstained=False, symptom=_memory(symptom_hit), roots=roots[:k] if k else roots,
+               paths=paths, reason=None, explain=manifest)
+
+
+def _memory(hit) -> Memory:
+    return Memory(id=hit.id, text=hit.text, at=hit.at, kind=hit.kind)
+
+
+def timeline(store: Store, tenant: str, memory_id: str, *, before: int = 5, after: int = 5) -> list[dict]:
+    """Memories around ``memory_id``: along its stream's NEXT chain, or by valid time when it has no stream."""
+    rows = store.read("timeline/around", tenant=tenant, memory_id=memory_id, before=before, after=after)
+    if len(rows) <= 1:
+        rows = store.read("timeline/around_time", tenant=tenant, memory_id=memory_id, before=before, after=after)
+    return rows
