@@ -99,7 +99,7 @@ class Preparer:
                 if match.status == "new" and match.name not in new_predicates:
                     new_predicates.append(match.name)
                 self._fill_fact(base, rec.tenant, normalize_subject(rec.subject, default_user=user),
-                                match.name, rec.object, rec.polarity)
+                                match.name, rec.object, rec.polarity != match.negated)
             base.entities = self._entities(rec.text, rec.entities, base.subject)
             rows.append(base)
             if self.compile_text and rec.kind == "episode":
@@ -118,7 +118,8 @@ class Preparer:
     def _compiled(self, rec: Record, episode: Row, user: str) -> list[Row]:
         out: list[Row] = []
         seen: set[str] = set()
-        for n, cf in enumerate(compile_facts(rec.text, subject_default=user, vocabulary=self.vocabulary), 1):
+        for n, cf in enumerate(compile_facts(rec.text, subject_default=user, vocabulary=self.vocabulary,
+                                                   embed=self.embed), 1):
             text = rec.text[cf.span[0]:cf.span[1]].strip() if cf.span else rec.text
             row = Row(
                 id=f"{rec.id}#f{n}", text=text or rec.text, kind="fact", at=rec.at,

@@ -229,3 +229,11 @@ def test_remember_returns_the_stored_memory_and_rejects_bad_input(mg):
     assert m.at.isoformat().startswith("2026-03-03T10:00:00")
     with pytest.raises(InputError, match="at"):
         mg.remember("bad time", at="yesterday-ish")
+
+
+def test_negative_alias_predicate_flips_polarity(mg):
+    mg.ingest([
+        {"text": "Jo likes olives", "at": "2026-01-01", "subject": "jo", "predicate": "likes", "object": "olives"},
+        {"text": "Jo dislikes olives", "at": "2026-02-01", "subject": "jo", "predicate": "dislikes", "object": "olives"},
+    ])
+    assert [f.polarity for f in mg.history("jo", "likes", "olives")] == [True, False]
