@@ -132,7 +132,7 @@ class MemoryGraph:
     def recall(self, query: str, k: int = 10, at: Any = None, include_superseded: bool = False, *,
                user: str | None = None, since: Any = None, until: Any = None, now: Any = None,
                kinds: Iterable[str] | None = None, expand: int = 0, explain: bool = False,
-               rrf_k: int = 60, channels: Iterable[str] | None = None,
+               rrf_k: int = 60, channels: Iterable[str] | None = None, time_filters: bool = True,
                policy: AbstainPolicy | None = None) -> Recall:
         """Hybrid recall: filters first, then vector + keyword + entity channels fused by RRF.
 
@@ -143,7 +143,7 @@ class MemoryGraph:
         filters, text = build_filters(
             query if isinstance(query, str) else "", tenant=self.tenant, user=user, at=_time(at, "at"),
             since=_time(since, "since"), until=_time(until, "until"), include_superseded=include_superseded,
-            kinds=tuple(kinds) if kinds else None, now=_time(now, "now"))
+            kinds=tuple(kinds) if kinds else None, now=_time(now, "now"), parse_time_phrases=time_filters)
         opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=tuple(channels or CHANNELS),
                              policy=policy or AbstainPolicy())
         return _recall(self.store, self.embedder, query, filters, text, opts, explain=explain)
@@ -162,7 +162,7 @@ class MemoryGraph:
         self._ready()
         filters, text = build_filters(query if isinstance(query, str) else "", tenant=self.tenant,
                                       at=_time(at, "at"), now=_time(now, "now"), parse_time_phrases=time_filters)
-        opts = RecallOptions(k=3, policy=policy or AbstainPolicy())
+        opts = RecallOptions(k=_walks.SYMPTOM_CANDIDATES, policy=policy or AbstainPolicy())
         return _walks.why(self.store, self.embedder, query, filters, text, k=k, max_depth=max_depth,
                           min_confidence=min_confidence, opts=opts, explain=explain)
 

@@ -26,6 +26,7 @@ import unicodedata
 from functools import lru_cache
 
 __all__ = [
+    "looks_like_a_name",
     "FIRST_PERSON",
     "nfc",
     "clean_text",
@@ -187,3 +188,24 @@ def object_key(o: str) -> str:
     text = _unify_punctuation(normalize_object(o)).casefold()
     text = _WS.sub(" ", text).strip()
     return strip_articles(text)
+
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?\n]\s*|[:;]\s+|[\"'(\[]\s*)$")
+
+
+def looks_like_a_name(name: str, text: str) -> bool:
+    """Evidence that an extracted mention is a name, not a capitalised common word.
+
+    True for multi-word names, tokens with digits or symbols (ids, codes, hostnames) and any single word
+    that occurs capitalised somewhere other than the start of a sentence in ``text``. A single word seen
+    only sentence-initially ("Checkout slowed down.") is not evidence of a name.
+    """
+    stripped = name.strip()
+    if not stripped:
+        return False
+    if " " in stripped or any(not ch.isalpha() for ch in stripped):
+        return True
+    for m in re.finditer(r"(?<![\w@#])" + re.escape(stripped) + r"(?![\w])", text):
+        if not _SENTENCE_START.search(text[: m.start()]):
+            return True
+    return False

@@ -1,12 +1,14 @@
 // name: recall/entity_memories
-// Entity channel: memories of the tenant that mention the resolved entities, passing the eligibility
-// filters, ranked by how many of the entities they mention, then by the entities' specificity
-// (an entity mentioned by few memories counts more), then newest first.
-// params: $keys (list of entity keys), $k (int), $tenant (string), $user (string or null),
-//         $start (datetime or null), $end (datetime or null), $at (datetime or null),
-//         $include_superseded (bool), $kinds (list of strings or null)
-// returns: id, matched, specificity
-:param keys => ['priya'];
+// Entity channel: memories of the tenant that mention the resolved entities and pass the eligibility
+// filters, ranked by how many of the entities they mention, then by cosine to the question. Entities
+// mentioned by more than $max_mentions memories are too broad to say anything and are skipped.
+// params: $keys (list of entity keys), $vector (list of 384 floats), $max_mentions (int), $k (int),
+//         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
+//         $at (datetime or null), $include_superseded (bool), $kinds (list of strings or null)
+// returns: id, matched, score (normalised cosine)
+:param keys => ['ravi'];
+:param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
+:param max_mentions => 2000;
 :param k => 10;
 :param tenant => 'demo';
 :param user => null;
@@ -16,8 +18,7 @@
 :param include_superseded => false;
 :param kinds => null;
 MATCH (e:Entity {tenant: $tenant})
-WHERE e.key IN $keys
-WITH e, 1.0 / (1 + COUNT { (e)<-[:MENTIONS]-(:Memory) }) AS weight
+WHERE e.key IN $keys AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions
 MATCH (e)<-[:MENTIONS]-(m:Memory)
 WHERE m.tenant = $tenant
   AND ($user IS NULL OR m.user = $user)
@@ -28,7 +29,7 @@ WHERE m.tenant = $tenant
     ($at IS NULL AND ($include_superseded OR m.valid_to IS NULL))
     OR ($at IS NOT NULL AND m.at <= $at AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at))
   )
-WITH m, count(DISTINCT e) AS matched, sum(weight) AS specificity
-RETURN m.id AS id, matched, specificity
-ORDER BY matched DESC, specificity DESC, m.at DESC, id ASC
+WITH m, count(DISTINCT e) AS matched
+RETURN m.id AS id, matched, vector.similarity.cosine(m.embedding, $vector) AS score
+ORDER BY matched DESC, score DESC, id ASC
 LIMIT $k

@@ -340,3 +340,4 @@ def resolve(names: Iterable[str], known: Mapping[str, str] | None = None) -> lis
             seen.add(key)
             out.append((name, key))
     return out
+

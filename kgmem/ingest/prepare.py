@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from ..keys import slot_key
-from ..normalize import entity_key, normalize_object, normalize_subject, object_key
+from ..normalize import entity_key, looks_like_a_name, normalize_object, normalize_subject, object_key
 from ..vocab import Vocabulary
 from .compiler import compile_facts
 from .entities import extract_entities
@@ -46,7 +46,7 @@ class Row:
     origin: str = "record"
     transform: str | None = None
     derived_from: str | None = None
-    entities: list[tuple[str, str]] = field(default_factory=list)  # (key, display name)
+    entities: list[tuple[str, str, bool]] = field(default_factory=list)  # (key, display name, name-like)
     line: int | None = None
 
     def cypher_row(self, embedding: list[float]) -> dict:
@@ -84,7 +84,23 @@ class Preparer:
                     self.alias_keys[ak] = key
                     self.alias_names[ak] = name
 
+    def learn_names(self, records: Iterable[Record]) -> None:
+        """First pass over a batch: names that show name-like evidence anywhere in it become known, so the
+        second pass links every mention of them — also at the start of a sentence, where a lone
+        capitalised word is otherwise taken for a common word."""
+        for rec in records:
+            names = rec.entities if rec.entities is not None else extract_entities(rec.text, known=self.alias_names)
+            for name in names:
+                key = entity_key(name)
+                if not key or key in self.alias_keys:
+                    continue
+                if rec.entities is not None or looks_like_a_name(name, rec.text):
+                    self.alias_keys[key] = key
+                    self.alias_names[key] = name
+
     def prepare(self, records: Iterable[Record]) -> Prepared:
+        records = list(records)
+        self.learn_names(records)
         rows: list[Row] = []
         new_predicates: list[str] = []
         for rec in records:
@@ -137,7 +153,8 @@ class Preparer:
             out.append(row)
         return out
 
-    def _entities(self, text: str, given: tuple[str, ...] | None, subject: str | None) -> list[tuple[str, str]]:
+    def _entities(self, text: str, given: tuple[str, ...] | None,
+                  subject: str | None) -> list[tuple[str, str, bool]]:
         names = list(given) if given is not None else extract_entities(text, known=self.alias_names)
         if subject and subject != "user" and given is None:
             names.append(subject)
@@ -149,7 +166,8 @@ class Preparer:
             if not key or key in seen:
                 continue
             seen.add(key)
-            out.append((key, name))
+            name_like = given is not None or key in self.alias_keys.values() or looks_like_a_name(name, text)
+            out.append((key, name, name_like))
             if len(out) >= MAX_ENTITIES:
                 break
         return out

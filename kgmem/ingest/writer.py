@@ -24,8 +24,9 @@ class BatchResult:
 def entity_rows(rows: Sequence[Row]) -> list[dict]:
     by_key: dict[str, dict] = {}
     for row in rows:
-        for key, name in row.entities:
-            ent = by_key.setdefault(key, {"key": key, "name": name, "aliases": [], "memory_ids": []})
+        for key, name, name_like in row.entities:
+            ent = by_key.setdefault(key, {"key": key, "name": name, "aliases": [], "memory_ids": [], "named": 0})
+            ent["named"] += int(name_like)
             if name not in ent["aliases"]:
                 ent["aliases"].append(name)
             ent["memory_ids"].append(row.id)

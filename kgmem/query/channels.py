@@ -6,7 +6,8 @@
 * keyword — Lucene BM25 from the fulltext index over the escaped words of the question. Lucene's BM25 is
   the channel's ranking; rank-bm25 is not used here (it serves the flat-BM25 baseline in ``kgmem bench``,
   which scores a tenant's memories on their own).
-* entity — entities whose whole name (or an alias) occurs in the question → memories mentioning them.
+* entity — entities whose whole name (or an alias) occurs in the question → memories mentioning them,
+  ranked by how many they mention, then by cosine (an entity filter on the vector ranking).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..normalize import entity_key
+from ..normalize import entity_key, looks_like_a_name
 from ..store import Store
 from . import lucene
 from .filters import Filters
@@ -82,7 +83,8 @@ _WORD = re.compile(r"[\w][\w\-.'@#]*")
 
 
 def _words(text: str) -> set[str]:
-    return {entity_key(w) for w in _WORD.findall(text)} - {""}
+    words = {re.sub(r"['’]s$", "", w) for w in _WORD.findall(text)}
+    return {entity_key(w) for w in words} - {""}
 
 
 def resolve_entities(store: Store, text: str, tenant: str) -> list[dict]:
@@ -90,7 +92,7 @@ def resolve_entities(store: Store, text: str, tenant: str) -> list[dict]:
     query = lucene.to_query(text)
     if query is None:
         return []
-    q_key = " " + entity_key(text) + " "
+    q_key = " " + entity_key(re.sub(r"['’]s\b", "", text)) + " "
     q_words = _words(text)
     found = []
     for row in store.read("recall/entities", lucene=query, tenant=tenant, fetch=50):
@@ -98,17 +100,26 @@ def resolve_entities(store: Store, text: str, tenant: str) -> list[dict]:
             key = entity_key(name)
             if not key:
                 continue
-            # the whole (normalised) name must appear in the question, as words
-            if f" {key} " in q_key or (" " not in key and key in q_words):
-                found.append({"key": row["key"], "name": row["name"], "matched": name, "mentions": row["mentions"]})
+            # the whole (normalised) name must appear in the question, as words; and it must be a name:
+            # seen name-like in the memories, or written name-like in the question ("Checkout" at the
+            # start of sentences is a common word, not an entity)
+            if not (f" {key} " in q_key or (" " not in key and key in q_words)):
+                continue
+            if row["named_mentions"] > 0 or looks_like_a_name(name, text):
+                found.append({"key": row["key"], "name": row["name"], "matched": name, "mentions": row["mentions"],
+                              "named_mentions": row["named_mentions"]})
                 break
     return found
 
 
-def entity(store: Store, text: str, filters: Filters, k: int) -> Candidates:
+MAX_ENTITY_MENTIONS = 2000
+
+
+def entity(store: Store, text: str, vec: np.ndarray, filters: Filters, k: int) -> Candidates:
     ents = resolve_entities(store, text, filters.tenant)
     if not ents:
         return Candidates("entity", [], [], {"entities": []})
-    rows = store.read("recall/entity_memories", keys=[e["key"] for e in ents], k=k, **filters.params())
-    return Candidates("entity", [r["id"] for r in rows], [float(r["specificity"]) for r in rows],
-                      {"entities": ents, "score": "specificity"})
+    rows = store.read("recall/entity_memories", keys=[e["key"] for e in ents], vector=vec.tolist(),
+                      max_mentions=MAX_ENTITY_MENTIONS, k=k, **filters.params())
+    return Candidates("entity", [r["id"] for r in rows], [2 * r["score"] - 1 for r in rows],
+                      {"entities": ents, "score": "entities matched, then cosine"})

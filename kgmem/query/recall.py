@@ -59,7 +59,7 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
         elif name == "keyword":
             found[name] = ch.keyword(store, ranking_text, filters, depth, overfetch=opts.overfetch)
         else:
-            found[name] = ch.entity(store, ranking_text, filters, depth)
+            found[name] = ch.entity(store, ranking_text, vec, filters, depth)
         timings[f"{name}_ms"] = (time.perf_counter() - t) * 1000
 
     fused = rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k)
@@ -69,20 +69,26 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
                                                vector=vec.tolist())}
     timings["details_ms"] = (time.perf_counter() - t) * 1000
 
-    rows, seen_text = [], set()
+    rows, seen_text = [], {}
     for f in top:
         d = details.get(f.id)
         if d is None:
             continue
-        key = (clean_text(d["text"]).casefold(), d["at"])
-        if key in seen_text:  # a fact compiled from an episode repeats its sentence: show it once
-            continue
-        seen_text.add(key)
         sim = d["similarity"]
-        rows.append({"fused": f, "d": d, "similarity": None if sim is None else 2 * sim - 1, "ranks": f.ranks,
-                     "text": d["text"]})
+        row = {"fused": f, "d": d, "similarity": None if sim is None else 2 * sim - 1, "ranks": f.ranks,
+               "text": d["text"]}
+        key = (clean_text(d["text"]).casefold(), d["at"])
+        if key in seen_text:
+            # a fact compiled from an episode repeats its sentence: show it once, as the recorded memory,
+            # at the better of the two ranks
+            kept = seen_text[key]
+            if kept["d"]["origin"] == "compiled" and d["origin"] != "compiled":
+                kept.update(d=d, similarity=row["similarity"], text=d["text"])
+            continue
         if len(rows) >= opts.k:
-            break
+            continue
+        seen_text[key] = row
+        rows.append(row)
 
     judgements, abstained, reason = decide(rows, identifier_tokens(query), opts.policy)
     hits = []
