@@ -7,6 +7,7 @@ import threading
 from typing import Any, Callable, Iterable
 
 from .config import DEFAULT_TENANT, resolve_connection
+from .derived import causal as _causal
 from .embed import Embedder, get_embedder
 from .errors import InputError, NotFoundError
 from .ingest.pipeline import DEFAULT_BATCH, ingest as _ingest
@@ -93,15 +94,32 @@ class MemoryGraph:
     # ------------------------------------------------------------------ write path
 
     def ingest(self, records: Any, *, batch_size: int = DEFAULT_BATCH, compile_facts: bool = True,
-               progress: Callable[[int, int], None] | None = None) -> IngestReport:
+               infer_causes: bool = True, progress: Callable[[int, int], None] | None = None) -> IngestReport:
         """Ingest records: a JSONL path, an open text file, or an iterable of dicts (contract §1).
 
-        Bad lines are reported in ``report.errors`` (with line numbers) and the rest still lands.
+        Bad lines are reported in ``report.errors`` (with line numbers) and the rest still lands. After the
+        write, memories that state their cause in words get inferred CAUSED_BY links (``infer_causes``).
         """
         self._ready()
-        return _ingest(self.store, records, tenant=self.tenant, embedder=self.embedder,
-                       vocabulary=self.vocabulary, batch_size=batch_size, compile_text=compile_facts,
-                       progress=progress)
+        report = _ingest(self.store, records, tenant=self.tenant, embedder=self.embedder,
+                         vocabulary=self.vocabulary, batch_size=batch_size, compile_text=compile_facts,
+                         progress=progress)
+        if infer_causes and report.ids:
+            by_tenant: dict[str, list[str]] = {}
+            for tenant, mem_id in zip(report.tenants, report.ids):
+                by_tenant.setdefault(tenant, []).append(mem_id)
+            for tenant, ids in by_tenant.items():
+                links = _causal.infer_links(self.store, self.embedder, tenant, ids)
+                created = _causal.write_links(self.store, tenant, links)
+                report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
+                report.linked += created
+        return report
+
+    def infer_causes(self, *, rebuild: bool = True) -> dict:
+        """Re-infer every inferred causal link of the tenant from the memories (explicit links are kept)."""
+        self._ready()
+        out = _causal.rebuild(self.store, self.embedder, self.tenant)
+        return {"removed": out["removed"], "inferred": out["inferred"]}
 
     def remember(self, text: str, **fields: Any) -> Memory:
         """Store one memory and return it. Raises :class:`InputError` when the record is invalid."""

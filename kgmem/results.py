@@ -35,9 +35,10 @@ class IngestReport:
     facts: int = 0  # facts compiled from episode text
     entities: int = 0  # mentions resolved
     new_predicates: list[str] = field(default_factory=list)
-    edges: dict[str, int] = field(default_factory=lambda: {"caused_by": 0, "next": 0, "supersedes": 0,
-                                                             "mentions": 0, "derived_from": 0})
-    ids: list[str] = field(default_factory=list)
+    edges: dict[str, int] = field(default_factory=lambda: {"caused_by": 0, "inferred_caused_by": 0, "next": 0,
+                                                             "supersedes": 0, "mentions": 0, "derived_from": 0})
+    ids: list[str] = field(default_factory=list)  # created record ids, in write order
+    tenants: list[str] = field(default_factory=list)  # the tenant of each id
 
     def to_dict(self) -> dict:
         return {

@@ -4,7 +4,7 @@
 // params: $tenant (string), $slot (string), $known_at (datetime or null)
 // returns: id, subject, predicate, object, polarity, text, at, recorded_at, version, source, valid_to
 :param tenant => 'demo';
-:param slot => COLLECT { MATCH (f:Fact {tenant: 'demo', subject: 'user', predicate: 'lives_in'}) RETURN f.slot LIMIT 1 }[0];
+:param slot => COLLECT { MATCH (f:Fact {tenant: 'demo', subject: 'maya', predicate: 'lives_in'}) RETURN f.slot LIMIT 1 }[0];
 :param known_at => null;
 MATCH (f:Fact {slot: $slot})
 WHERE f.tenant = $tenant AND ($known_at IS NULL OR f.recorded_at <= $known_at)

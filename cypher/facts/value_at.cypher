@@ -5,7 +5,7 @@
 // params: $tenant (string), $slot (string, 16 hex), $at (datetime or null), $known_at (datetime or null)
 // returns: id, subject, predicate, object, polarity, text, at, recorded_at, version, source, valid_to (0 or 1 row)
 :param tenant => 'demo';
-:param slot => COLLECT { MATCH (f:Fact {tenant: 'demo', subject: 'user', predicate: 'lives_in'}) RETURN f.slot LIMIT 1 }[0];
+:param slot => COLLECT { MATCH (f:Fact {tenant: 'demo', subject: 'maya', predicate: 'lives_in'}) RETURN f.slot LIMIT 1 }[0];
 :param at => datetime('2026-03-01T00:00:00Z');
 :param known_at => null;
 MATCH (f:Fact {slot: $slot})

@@ -3,7 +3,7 @@
 // params: $tenant (string), $ids (list of strings)
 // returns: id, content_key — one row per id that exists
 :param tenant => 'demo';
-:param ids => ['inc-root', 'no-such-id'];
+:param ids => ['img-root', 'no-such-id'];
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})
 RETURN m.id AS id, m.content_key AS content_key

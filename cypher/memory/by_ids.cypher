@@ -3,7 +3,7 @@
 // params: $tenant (string), $ids (list of strings)
 // returns: id, text, at, kind, tenant, user, subject, predicate, object, polarity, stream, source, confidence, recorded_at, valid_to
 :param tenant => 'demo';
-:param ids => ['inc-root'];
+:param ids => ['img-root'];
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})
 RETURN m.id AS id, m.text AS text, m.at AS at, m.kind AS kind, m.tenant AS tenant, m.user AS user,

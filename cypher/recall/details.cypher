@@ -5,7 +5,7 @@
 // returns: id, text, at, kind, origin, subject, predicate, object, polarity, valid_to, stream, recorded_at, user,
 //          similarity
 :param tenant => 'demo';
-:param ids => ['inc-root'];
+:param ids => ['img-root'];
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})

@@ -4,7 +4,7 @@
 // question), with how many memories mention each and how many of those mentions were name-like.
 // params: $lucene (string), $tenant (string), $fetch (int)
 // returns: key, name, aliases, score, mentions, named_mentions
-:param lucene => 'priya';
+:param lucene => 'ravi';
 :param tenant => 'demo';
 :param fetch => 50;
 CALL db.index.fulltext.queryNodes('entity_names', $lucene, {limit: $fetch}) YIELD node AS e, score

@@ -5,7 +5,7 @@
 //         $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null)
 // returns: fetched (index rows read), hits (list of {id, score}, best first, at most $k) — always one row
-:param lucene => 'zx9q';
+:param lucene => 'onboarding';
 :param fetch => 100;
 :param k => 10;
 :param tenant => 'demo';

@@ -3,7 +3,7 @@
 // params: $tenant (string), $ids (list of strings), $hops (int)
 // returns: id, neighbor, text, at, offset (negative = before)
 :param tenant => 'demo';
-:param ids => ['inc-root'];
+:param ids => ['img-root'];
 :param hops => 1;
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})

@@ -3,7 +3,7 @@
 // params: $tenant (string), $ids (list of strings), $at (datetime or null)
 // returns: id, causes (count)
 :param tenant => 'demo';
-:param ids => ['inc-symptom'];
+:param ids => ['img-symptom'];
 :param at => null;
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})

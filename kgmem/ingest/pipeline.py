@@ -195,7 +195,7 @@ class Ingestor:
                 rows, vectors, links = prepare(b)  # embeds while the previous batch is being written
                 if pending:
                     done = self._collect(pending, report, progress, done, total)
-                pending = (pool.submit(write, rows, vectors, links), len(batches[b]), rows)
+                pending = (pool.submit(write, rows, vectors, links), len(batches[b]), rows, tenant)
             if pending:
                 done = self._collect(pending, report, progress, done, total)
         if deferred:
@@ -204,11 +204,12 @@ class Ingestor:
 
     @staticmethod
     def _collect(pending, report: IngestReport, progress: Progress | None, done: int, total: int) -> int:
-        fut, n_records, rows = pending
+        fut, n_records, rows, tenant = pending
         res: BatchResult = fut.result()
         report.created += sum(1 for r in rows if r.origin == "record")
         report.facts += sum(1 for r in rows if r.origin == "compiled")
         report.ids.extend(r.id for r in rows if r.origin == "record")
+        report.tenants.extend(tenant for r in rows if r.origin == "record")
         report.superseded += res.superseded
         report.entities += res.edges["mentions"]
         for k, v in res.edges.items():

@@ -161,6 +161,16 @@ class Store:
             )
         return [_record_dict(r) for r in result.records]
 
+    def dry_run(self, name: str, params: dict) -> list[dict]:
+        """Run a named statement with exactly ``params`` inside a transaction that is rolled back."""
+        q = cypher.load(name)
+        with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
+            tx = s.begin_transaction()
+            try:
+                return [_record_dict(r) for r in tx.run(q.text, params)]
+            finally:
+                tx.rollback()
+
     def auto_commit(self, name: str, **params: Any) -> list[dict]:
         """Schema statements must run outside an explicit transaction."""
         q = _checked(name, params)

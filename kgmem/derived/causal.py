@@ -1,0 +1,119 @@
+"""Inferred causal links: a memory that states its cause in words ("because …", "due to …", "caused by …",
+"after …", "since …") is linked to the earlier memory of the same tenant that best matches the cause
+clause — found with hybrid recall restricted to memories before the effect — with ``inferred: true`` and a
+confidence. Below the threshold there is no link; an explicit ``caused_by`` always wins (memories that have
+one are not inferred for). All inferred links can be dropped and rebuilt from the memories.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from ..embed import Embedder
+from ..store import Store
+from ..query.filters import build_filters
+from ..query.recall import RecallOptions, recall
+from ..query.timeparse import parse_time_filter
+
+TRANSFORM_VERSION = "causal-inference/v1"
+
+# marker -> strength (how surely the words state a cause rather than a mere sequence in time)
+MARKERS = {
+    "because of": 1.0, "because": 1.0, "due to": 1.0, "caused by": 1.0, "as a result of": 1.0,
+    "owing to": 1.0, "triggered by": 1.0, "thanks to": 0.9, "resulting from": 1.0, "stemming from": 1.0,
+    "after": 0.85, "since": 0.85, "following": 0.85,
+}
+_ALT = "|".join(sorted((re.escape(m) for m in MARKERS), key=len, reverse=True))
+# a clause runs to the end of the sentence, or to a comma that opens another marked clause
+_MARKER_RE = re.compile(
+    r"\b(" + _ALT + r")\b\s+(?P<clause>(?:(?!,\s*(?:" + _ALT + r")\b)[^.;!?])+)",
+    re.IGNORECASE,
+)
+MIN_CLAUSE_WORDS = 3
+
+
+@dataclass(frozen=True)
+class CauseClause:
+    marker: str
+    clause: str
+    strength: float
+    span: tuple[int, int]
+
+
+def cause_clauses(text: str, *, reference: dt.datetime | None = None) -> list[CauseClause]:
+    """The cause clauses a text states, strongest marker first. Pure.
+
+    "after"/"since"/"following" followed by a time ("since Monday", "after 5 pm") are times, not causes.
+    """
+    ref = reference or dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    out: list[CauseClause] = []
+    for m in _MARKER_RE.finditer(text):
+        marker = m.group(1).lower()
+        clause = m.group("clause").strip().rstrip(",")
+        if len(clause.split()) < MIN_CLAUSE_WORDS:
+            continue
+        if MARKERS[marker] < 1.0:
+            tf = parse_time_filter(f"{marker} {clause}", ref)
+            # the clause is (mostly) a time expression: skip it
+            if tf is not None and len(tf.rest.split()) < MIN_CLAUSE_WORDS:
+                continue
+            if re.match(r"^(\d{1,2}(:\d{2})?\s*(am|pm)?|noon|midnight|the (deploy|release) window)\b", clause, re.I) \
+                    and len(clause.split()) <= 4:
+                continue
+        out.append(CauseClause(marker, clause, MARKERS[marker], (m.start(), m.end())))
+    out.sort(key=lambda c: -c.strength)
+    return out
+
+
+@dataclass(frozen=True)
+class InferencePolicy:
+    threshold: float = 0.50  # confidence = cosine(cause clause, cause memory) × marker strength
+    candidates: int = 3
+
+
+def infer_links(store: Store, embedder: Embedder, tenant: str, ids: list[str],
+                policy: InferencePolicy = InferencePolicy()) -> list[dict]:
+    """Find inferred CAUSED_BY links for the given memories (not yet written)."""
+    links: list[dict] = []
+    rows = []
+    for i in range(0, len(ids), 2000):
+        rows += store.read("derived/inference_candidates", tenant=tenant, ids=ids[i:i + 2000])
+    for row in rows:
+        if row["explicit_causes"] > 0:
+            continue
+        clauses = cause_clauses(row["text"], reference=row["at"])
+        if not clauses:
+            continue
+        best = None
+        for cl in clauses[:2]:
+            filters, _ = build_filters(cl.clause, tenant=tenant, until=row["at"], parse_time_phrases=False)
+            found = recall(store, embedder, cl.clause, filters, cl.clause,
+                           RecallOptions(k=policy.candidates, depth=20))
+            for hit in found.hits[: policy.candidates]:
+                if hit.id == row["id"] or hit.similarity is None:
+                    continue
+                score = hit.similarity
+                if best is None or score * cl.strength > best[0]:
+                    best = (score * cl.strength, score, hit, cl)
+        if best and best[0] >= policy.threshold:
+            conf, sim, hit, cl = best
+            links.append({"effect": row["id"], "cause": hit.id, "inferred": True,
+                          "confidence": round(float(conf), 4),
+                          "source": f"{TRANSFORM_VERSION}: '{cl.marker} {cl.clause[:120]}'"})
+    return links
+
+
+def write_links(store: Store, tenant: str, links: list[dict]) -> int:
+    if not links:
+        return 0
+    return store.write_tx(lambda tx: tx.run("ingest/link_causes", tenant=tenant, links=links)[0]["created"])
+
+
+def rebuild(store: Store, embedder: Embedder, tenant: str, policy: InferencePolicy = InferencePolicy()) -> dict:
+    """Drop every inferred link of the tenant and infer them again from the memories."""
+    removed = store.write("derived/drop_inferred_causes", tenant=tenant, ids=None)[0]["removed"]
+    ids = [r["id"] for r in store.read("derived/memory_ids", tenant=tenant)]
+    links = infer_links(store, embedder, tenant, ids, policy)
+    return {"removed": removed, "inferred": write_links(store, tenant, links), "links": links}
