@@ -24,6 +24,7 @@ Results are deduplicated by :func:`kgmem.normalize.entity_key` and capped at :da
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
@@ -101,7 +102,7 @@ class _Word:
     end: int
     raw: str
 
-    @property
+    @cached_property
     def core(self) -> str:
         """The word without surrounding quotes/brackets/punctuation and without a possessive 's."""
         word = self.raw.lstrip(_OPENERS)
@@ -118,14 +119,14 @@ class _Word:
     def core_start(self) -> int:
         return self.start + len(self.raw) - len(self.raw.lstrip(_OPENERS))
 
-    @property
+    @cached_property
     def capitalised(self) -> bool:
         core = self.core
         return bool(core) and any(ch.isalpha() for ch in core) and (
             core[0].isupper() or re.match(r"^[a-z]+[A-Z]", core) is not None  # "iPhone", "eBay"
         )
 
-    @property
+    @cached_property
     def closes_name(self) -> bool:
         """Punctuation or a possessive ends a name: "Berlin," "Paris." "Acme's" (but not "Corp." or "J.")."""
         bare = self.raw.rstrip("\"')]}\u201d\u2019")
@@ -138,16 +139,41 @@ class _Word:
 
 # --------------------------------------------------------------------------- extractors
 
-def _known_mentions(text: str, known: Mapping[str, str]) -> Iterator[_Mention]:
-    """Greedy longest match of known alias keys over the text's word n-grams (linear in the text)."""
-    forms: dict[str, str] = {}
-    for alias, name in known.items():
+class KnownNames:
+    """Known entity spellings, indexed once: alias key -> canonical name, and the longest alias in words.
+
+    Build it once per ingest and ``add`` to it as names are learned; passing a plain mapping to
+    :func:`extract_entities` re-indexes it on every call.
+    """
+
+    def __init__(self, mapping: Mapping[str, str] | None = None):
+        self.forms: dict[str, str] = {}
+        self.longest = 1
+        for alias, name in (mapping or {}).items():
+            self.add(alias, name)
+
+    def add(self, alias: str, name: str) -> None:
         key = entity_key(alias)
-        if key:
-            forms.setdefault(key, name)
+        if key and key not in self.forms:
+            self.forms[key] = name
+            self.longest = min(max(self.longest, len(key.split())), _MAX_NAME_WORDS)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.forms
+
+    def __bool__(self) -> bool:
+        return bool(self.forms)
+
+    def __len__(self) -> int:
+        return len(self.forms)
+
+
+def _known_mentions(text: str, known: KnownNames) -> Iterator[_Mention]:
+    """Greedy longest match of known alias keys over the text's word n-grams (linear in the text)."""
+    forms = known.forms
     if not forms:
         return
-    longest = min(max(len(form.split()) for form in forms), _MAX_NAME_WORDS)
+    longest = known.longest
     tokens = [m for m in _TOKEN.finditer(text)]
     keys = [entity_key(re.sub(r"['\u2019]s$", "", m.group(0).rstrip(_CLOSERS + "."))) for m in tokens]
     i = 0
@@ -161,6 +187,11 @@ def _known_mentions(text: str, known: Mapping[str, str]) -> Iterator[_Mention]:
                 break
         else:
             i += 1
+
+
+def known_names_in(text: str, known: KnownNames) -> list[str]:
+    """The canonical names of the known aliases that occur in ``text`` (longest match), in text order."""
+    return [m.name for m in _known_mentions(text, known)]
 
 
 def _core_bounds(m: re.Match[str]) -> tuple[int, int]:
@@ -297,15 +328,16 @@ def _symbol_mentions(text: str) -> Iterator[_Mention]:
 
 # --------------------------------------------------------------------------- public API
 
-def extract_entities(text: str, *, known: Mapping[str, str] | None = None,
+def extract_entities(text: str, *, known: Mapping[str, str] | KnownNames | None = None,
                      limit: int = MAX_ENTITIES) -> list[str]:
     """Entity names mentioned in ``text``, first-seen order, deduplicated by entity key, at most ``limit``.
 
     ``known`` maps alias keys (or any alias spelling) to canonical names; a known alias in the text is
     returned as its canonical name, and so is any other candidate whose key is a known alias.
     """
-    known = known or {}
-    by_key = {entity_key(alias): name for alias, name in known.items() if entity_key(alias)}
+    if not isinstance(known, KnownNames):
+        known = KnownNames(known)
+    by_key = known.forms
     known_hits = list(_known_mentions(text, known)) if known else []
     others = [*_symbol_mentions(text), *_quoted_mentions(text), *_id_mentions(text), *_capitalised_mentions(text)]
     mentions = known_hits + [m for m in others if not _overlaps_any(m, known_hits)]

@@ -4,8 +4,8 @@
 * Idempotent: a record whose id already holds the same content is ``unchanged``; the same id with other
   content is an error for that line (episodes are append-only: write a new record instead).
 * ``caused_by`` ids must exist in the record's tenant, in the store or anywhere in this input.
-* Each batch is one transaction. Embedding batch *i+1* overlaps with writing batch *i* (a writer thread),
-  so graph writes add little to the embedding time.
+* Each batch is one transaction. Normalising batch *i+1*, embedding batch *i* and writing batch *i-1*
+  overlap (two threads beside the embedder), so graph writes add little to the embedding time.
 """
 
 from __future__ import annotations
@@ -175,27 +175,36 @@ class Ingestor:
                     (deferred if batch_of.get(cause, -1) > b else now_links).append(link)
             return now_links
 
-        def prepare(b: int) -> tuple[list[Row], dict, list[dict]]:
+        def prepare(b: int) -> tuple[list[Row], list[dict]]:
             prepared = preparer.prepare(it.record for it in batches[b])
             for p in prepared.new_predicates:
                 if p not in report.new_predicates:
                     report.new_predicates.append(p)
-            texts = list(dict.fromkeys(r.text for r in prepared.rows))
-            vecs = self.embedder.encode(texts)
-            return prepared.rows, dict(zip(texts, vecs)), links_for(b, batches[b])
+            return prepared.rows, links_for(b, batches[b])
+
+        def embed(rows: list[Row]) -> dict:
+            texts = list(dict.fromkeys(r.text for r in rows))
+            return dict(zip(texts, self.embedder.encode(texts)))
 
         def write(rows, vectors, links) -> BatchResult:
             return self.store.write_tx(lambda tx: write_batch(
                 tx, tenant=tenant, recorded_at=recorded_at, model_id=self.embedder.model_id, rows=rows,
                 vectors=vectors, causal_links=links))
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-writer") as pool:
-            pending: tuple[Future, int, list[Row]] | None = None
+        # three stages overlap: normalising batch b+1 (a thread), embedding batch b (here; torch releases
+        # the GIL) and writing batch b-1 (a thread, one transaction per batch, in order)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-prepare") as prep_pool, \
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-writer") as write_pool:
+            next_prep = prep_pool.submit(prepare, 0)
+            pending: tuple | None = None
             for b in range(len(batches)):
-                rows, vectors, links = prepare(b)  # embeds while the previous batch is being written
+                rows, links = next_prep.result()
+                if b + 1 < len(batches):
+                    next_prep = prep_pool.submit(prepare, b + 1)
+                vectors = embed(rows)
                 if pending:
                     done = self._collect(pending, report, progress, done, total)
-                pending = (pool.submit(write, rows, vectors, links), len(batches[b]), rows, tenant)
+                pending = (write_pool.submit(write, rows, vectors, links), len(batches[b]), rows, tenant)
             if pending:
                 done = self._collect(pending, report, progress, done, total)
         if deferred:

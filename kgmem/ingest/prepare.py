@@ -16,7 +16,7 @@ from ..keys import slot_key
 from ..normalize import entity_key, looks_like_a_name, normalize_object, normalize_subject, object_key
 from ..vocab import Vocabulary
 from .compiler import compile_facts
-from .entities import extract_entities
+from .entities import KnownNames, extract_entities, known_names_in
 from .records import Record
 
 COMPILER_TRANSFORM = "compiler/v1"
@@ -75,28 +75,33 @@ class Preparer:
         self.vocabulary = vocabulary
         self.embed = embed
         self.compile_text = compile_text
-        self.alias_names: dict[str, str] = {}  # alias key -> canonical name (for extraction)
+        self._extracted: dict[str, list[str]] = {}
+        self.alias_names = KnownNames()  # alias key -> canonical name (for extraction)
         self.alias_keys: dict[str, str] = {}  # alias key -> canonical entity key
         for key, name, aliases in known_entities:
             for alias in {name, *(aliases or ())}:
                 ak = entity_key(alias)
                 if ak and ak not in self.alias_keys:
                     self.alias_keys[ak] = key
-                    self.alias_names[ak] = name
+                    self.alias_names.add(ak, name)
 
     def learn_names(self, records: Iterable[Record]) -> None:
         """First pass over a batch: names that show name-like evidence anywhere in it become known, so the
         second pass links every mention of them — also at the start of a sentence, where a lone
         capitalised word is otherwise taken for a common word."""
+        self._extracted: dict[str, list[str]] = {}
         for rec in records:
-            names = rec.entities if rec.entities is not None else extract_entities(rec.text, known=self.alias_names)
+            if rec.entities is not None:
+                names = list(rec.entities)
+            else:
+                names = self._extracted[rec.id] = extract_entities(rec.text, known=self.alias_names)
             for name in names:
                 key = entity_key(name)
                 if not key or key in self.alias_keys:
                     continue
                 if rec.entities is not None or looks_like_a_name(name, rec.text):
                     self.alias_keys[key] = key
-                    self.alias_names[key] = name
+                    self.alias_names.add(key, name)
 
     def prepare(self, records: Iterable[Record]) -> Prepared:
         records = list(records)
@@ -116,7 +121,7 @@ class Preparer:
                     new_predicates.append(match.name)
                 self._fill_fact(base, rec.tenant, normalize_subject(rec.subject, default_user=user),
                                 match.name, rec.object, rec.polarity != match.negated)
-            base.entities = self._entities(rec.text, rec.entities, base.subject)
+            base.entities = self._entities(rec.id, rec.text, rec.entities, base.subject)
             rows.append(base)
             if self.compile_text and rec.kind == "episode":
                 rows.extend(self._compiled(rec, base, user))
@@ -153,9 +158,16 @@ class Preparer:
             out.append(row)
         return out
 
-    def _entities(self, text: str, given: tuple[str, ...] | None,
+    def _entities(self, record_id: str, text: str, given: tuple[str, ...] | None,
                   subject: str | None) -> list[tuple[str, str, bool]]:
-        names = list(given) if given is not None else extract_entities(text, known=self.alias_names)
+        if given is not None:
+            names = list(given)
+        else:  # the first pass's extraction, plus names learned since (from this batch) that occur here
+            names = self._extracted.pop(record_id, None)
+            if names is None:
+                names = extract_entities(text, known=self.alias_names)
+            else:
+                names = names + known_names_in(text, self.alias_names)
         if subject and subject != "user" and given is None:
             names.append(subject)
         out: list[tuple[str, str]] = []
