@@ -35,6 +35,7 @@ def demo(uri, user, password, database, tenant) -> None:
     from .. import demo as demo_mod
 
     with open_graph(uri, user, password, database, "demo" if tenant == "default" else tenant) as mg:
+        mg.init()  # fails fast (exit 3) when Neo4j is down; a first read would be retried for 15 s
         demo_mod.run(mg)
 
 

@@ -28,7 +28,8 @@ def _batch_queries(path: str) -> list[tuple[int, dict]]:
             except json.JSONDecodeError as e:
                 raise InputError(f"not valid JSON ({e.msg})", line=n, fix='write {"query": "..."} per line') from None
             if not isinstance(obj, dict) or not isinstance(obj.get("query"), str) or not obj["query"].strip():
-                raise InputError('needs a non-empty "query" string', line=n, field="query")
+                raise InputError('needs a non-empty "query" string', line=n, field="query",
+                                 fix='write {"query": "..."} per line')
             out.append((n, obj))
     return out
 
@@ -71,11 +72,22 @@ def ingest(file, batch_size, no_compile, silent, uri, user, password, database, 
                    f"superseded {report.superseded}, linked {report.linked}, facts {report.facts}, "
                    f"errors {len(report.errors)}")
         for e in report.errors:
-            click.echo(f"line {e['line']}: {e['error']}", err=True)
+            click.echo(_line_error(e), err=True)
         if report.new_predicates:
             click.echo(f"new predicates (not in the vocabulary): {', '.join(report.new_predicates)}", err=True)
     if report.errors:
+        first = report.errors[0]
+        more = f" (and {len(report.errors) - 1} more)" if len(report.errors) > 1 else ""
+        click.echo(f"Error: {len(report.errors)} of {report.read} records rejected; {_line_error(first)}{more}. "
+                   "Fix: correct those lines and ingest the file again (the other records are stored; "
+                   "re-ingesting them changes nothing).", err=True)
         sys.exit(1)
+
+
+def _line_error(e: dict) -> str:
+    """An ingest error that names its line once (the pipeline's messages usually start with 'line N')."""
+    msg = str(e.get("error", ""))
+    return msg if msg.startswith(f"line {e.get('line')}") else f"line {e.get('line')}: {msg}"
 
 
 @click.command("remember")
@@ -136,7 +148,7 @@ def _recall_one(mg, query: str, opts: dict):
 def recall(query, k, at, include_superseded, since, until, now, for_user, expand, explain, queries, uri, user,
            password, database, tenant, as_json) -> None:
     """Find memories: filters first, then vector + keyword + entity channels fused by RRF; may abstain."""
-    if bool(query) == bool(queries):
+    if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
     base = dict(k=k, at=at, include_superseded=include_superseded, since=since, until=until, now=now,
                 user=for_user, expand=expand, explain=explain)
@@ -147,11 +159,12 @@ def recall(query, k, at, include_superseded, since, until, now, for_user, expand
                 try:
                     res = _recall_one(g, obj["query"], {**base, **{k2: v for k2, v in obj.items() if k2 != "query"}})
                 except InputError as e:
-                    raise InputError(e.message, line=n) from None
+                    raise InputError(e.message, line=n, fix=e.fix) from None
                 emit_json(res.to_dict()) if as_json else print_recall(res)
             return
         if not query.strip():
-            raise InputError("must be a non-empty question", field="query")
+            raise InputError("must be a non-empty question", field="query",
+                             fix='ask something, e.g. kgmem recall "where does maya live?"')
         res = _recall_one(mg, query, base)
     emit_json(res.to_dict()) if as_json else print_recall(res)
 
@@ -170,19 +183,20 @@ def recall(query, k, at, include_superseded, since, until, now, for_user, expand
 def why(query, k, at, max_depth, min_confidence, explain, queries, uri, user, password, database, tenant,
         as_json) -> None:
     """Why did it happen: find the symptom, walk CAUSED_BY to the roots (best first); may abstain."""
-    if bool(query) == bool(queries):
+    if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
     with open_graph(uri, user, password, database, tenant) as mg:
         items = _batch_queries(queries) if queries else [(None, {"query": query})]
         for n, obj in items:
             if not obj["query"].strip():
-                raise InputError("must be a non-empty question", field="query")
+                raise InputError("must be a non-empty question", field="query",
+                                 fix='ask something, e.g. kgmem why "why did checkout crash?"')
             g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
             try:
                 res = g.why(obj["query"], k=obj.get("k", k), at=obj.get("at", at), max_depth=max_depth,
                             min_confidence=min_confidence, explain=explain)
             except InputError as e:
-                raise InputError(e.message, line=n) from None
+                raise InputError(e.message, line=n, fix=e.fix) from None
             emit_json(res.to_dict()) if as_json else print_why(res)
 
 
