@@ -128,7 +128,7 @@ class MemoryGraph:
             record["at"] = record["at"].isoformat()
         report = self.ingest([record])
         if report.errors:
-            raise InputError(report.errors[0]["error"].replace("line 1: ", ""))
+            raise InputError(report.errors[0]["error"])
         mem_id = report.ids[0] if report.ids else None
         if mem_id is None:  # unchanged: the same record is already stored
             from .ingest.records import parse_record
@@ -186,6 +186,9 @@ class MemoryGraph:
 
     def timeline(self, memory_id: str, *, before: int = 5, after: int = 5) -> list[dict]:
         """What happened before and after a memory (its stream, else nearest in time)."""
+        for name, value in (("before", before), ("after", after)):
+            if not isinstance(value, int) or not 0 <= value <= 500:
+                raise InputError(f"must be 0 to 500, got {value}", field=name, fix="ask for 0 to 500 memories")
         self._ready()
         rows = _walks.timeline(self.store, self.tenant, memory_id, before=before, after=after)
         if not rows:
@@ -198,7 +201,8 @@ class MemoryGraph:
     def _slot(self, subject: str, predicate: str, object: str | None) -> _slots.SlotRef:
         for name, value in (("subject", subject), ("predicate", predicate)):
             if not isinstance(value, str) or not value.strip():
-                raise InputError("must be a non-empty string", field=name)
+                raise InputError("must be a non-empty string", field=name,
+                                 fix='name the slot, e.g. now("maya", "lives_in")')
         return _slots.resolve_slot(self.vocabulary, self.tenant, subject, predicate, object,
                                    embed=lambda texts: self.embedder.encode(texts))
 
@@ -235,6 +239,8 @@ class MemoryGraph:
 
     def changes(self, since: Any, *, limit: int = 100) -> list[dict]:
         """Fact versions that took effect or were recorded since ``since``, newest first."""
+        if not isinstance(limit, int) or not 1 <= limit <= 10000:
+            raise InputError(f"must be 1 to 10000, got {limit}", field="limit", fix="ask for 1 to 10000 changes")
         self._ready()
         when = _time(since, "since")
         if when is None:

@@ -30,7 +30,12 @@ def run(mg: MemoryGraph, echo=click.echo) -> dict:
     echo(f"kgmem demo — Neo4j at {conn.uri} ({conn.origin}), tenant '{mg.tenant}'")
     server = mg.store.read("admin/server_components")
     echo(f"server: {', '.join(c['name'] + ' ' + c['version'] for c in server)}")
-    report = mg.ingest(DEMO_FILE)
+    import json
+
+    records = [json.loads(line) for line in DEMO_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for rec in records:  # the story goes into this graph's tenant, whatever the file says
+        rec["tenant"] = mg.tenant
+    report = mg.ingest(records)
     echo(f"ingest: read {report.read}, created {report.created}, unchanged {report.unchanged}, "
          f"superseded {report.superseded}, linked {report.linked}, errors {len(report.errors)}")
     answers: dict = {}

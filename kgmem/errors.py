@@ -35,6 +35,12 @@ class InputError(KgmemError):
         super().__init__(prefix + message, fix=fix)
         self.field = field
         self.line = line
+        self.detail = message
+
+    def without_line(self) -> str:
+        """The message as an ingest report shows it: the line number is in the report's own field."""
+        text = (f"field '{self.field}': " if self.field else "") + self.detail
+        return f"{text} ({self.fix})" if self.fix else text
 
 
 class NotFoundError(InputError):

@@ -37,8 +37,14 @@ def json_option(fn: Callable) -> Callable:
 def open_graph(uri, user, password, database, tenant, **kwargs):
     from ..api import MemoryGraph
 
-    return MemoryGraph(uri, auth=(user, password) if (user or password) else None, database=database,
-                       tenant=tenant, **kwargs)
+    mg = MemoryGraph(uri, auth=(user, password) if (user or password) else None, database=database,
+                     tenant=tenant, **kwargs)
+    try:
+        mg.store.verify()  # fail fast (exit 3) instead of retrying a server that is not there
+    except Exception:
+        mg.close()
+        raise
+    return mg
 
 
 def emit_json(obj: Any) -> None:

@@ -95,13 +95,13 @@ def _line_error(e: dict) -> str:
 @click.option("--at", help="When it happened (RFC 3339 or a date). Default: now.")
 @click.option("--id", "memory_id", help="Your stable id for it.")
 @click.option("--kind", type=click.Choice(["episode", "fact", "summary"]), help="Default: episode (fact if -s/-p/-o).")
-@click.option("-s", "--subject")
-@click.option("-p", "--predicate")
-@click.option("-o", "--object", "obj")
+@click.option("-s", "--subject", help="Fact subject (with -p and -o).")
+@click.option("-p", "--predicate", help="Fact predicate; aliases map to the vocabulary's canonical name.")
+@click.option("-o", "--object", "obj", help="Fact value.")
 @click.option("--negated", is_flag=True, help="The fact is negated (polarity false).")
 @click.option("--caused-by", multiple=True, help="Id of a memory that caused this one (repeatable).")
 @click.option("--stream", help="Stream (conversation, channel) it belongs to.")
-@click.option("--source")
+@click.option("--source", help="Provenance (where it came from).")
 @click.option("--entity", "entities", multiple=True, help="Entity it mentions (repeatable; default: extracted).")
 @click.option("--for-user", "for_user", help="The user it is about (scope inside the tenant).")
 @connection_options
@@ -175,7 +175,7 @@ def recall(query, k, at, include_superseded, since, until, now, for_user, expand
 @click.option("--at", help="Only causes known to have happened by this time.")
 @click.option("--max-depth", default=6, show_default=True, help="Longest CAUSED_BY walk (1-10).")
 @click.option("--min-confidence", default=0.0, show_default=True, help="Drop paths below this confidence.")
-@click.option("--explain", is_flag=True)
+@click.option("--explain", is_flag=True, help="Include the manifest: recall candidates and the symptom rule.")
 @click.option("--queries", type=click.Path(dir_okay=False), help='JSONL of {"query": ...} (one model load).')
 @connection_options
 @json_option
@@ -247,7 +247,7 @@ def history(subject, predicate, object, known_at, uri, user, password, database,
 
 @click.command("changes")
 @click.option("--since", required=True, help="Time (RFC 3339 or a date).")
-@click.option("--limit", default=100, show_default=True)
+@click.option("--limit", default=100, show_default=True, help="At most this many.")
 @connection_options
 @json_option
 @handle_errors
@@ -263,8 +263,8 @@ def changes(since, limit, uri, user, password, database, tenant, as_json) -> Non
 
 @click.command("timeline")
 @click.argument("memory_id")
-@click.option("--before", default=5, show_default=True)
-@click.option("--after", default=5, show_default=True)
+@click.option("--before", default=5, show_default=True, help="Memories before it.")
+@click.option("--after", default=5, show_default=True, help="Memories after it.")
 @connection_options
 @json_option
 @handle_errors

@@ -77,12 +77,12 @@ class Ingestor:
         for line, obj in iter_source(source):
             report.read += 1
             if isinstance(obj, InputError):
-                report.errors.append({"line": line, "error": str(obj)})
+                report.errors.append({"line": line, "error": obj.without_line()})
                 continue
             try:
                 rec = parse_record(obj, line=line, default_tenant=tenant, now=recorded_at)
             except InputError as e:
-                report.errors.append({"line": line, "error": str(e)})
+                report.errors.append({"line": line, "error": e.without_line()})
                 continue
             by_tenant[rec.tenant].append(_Item(line, rec))
 

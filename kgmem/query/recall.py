@@ -35,7 +35,7 @@ def _check(query: str, opts: RecallOptions) -> str:
     if not isinstance(query, str) or not query.strip():
         raise InputError("must be a non-empty question", field="query", fix='ask something, e.g. "what did we decide?"')
     if opts.k < 1 or opts.k > 1000:
-        raise InputError(f"must be between 1 and 1000, got {opts.k}", field="k")
+        raise InputError(f"must be between 1 and 1000, got {opts.k}", field="k", fix="ask for 1 to 1000 hits")
     unknown = set(opts.channels) - set(CHANNELS)
     if unknown:
         raise InputError(f"unknown channel(s) {sorted(unknown)}", field="channels", fix=f"use {', '.join(CHANNELS)}")

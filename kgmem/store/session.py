@@ -117,7 +117,8 @@ class Store:
                 auth=connection.auth,
                 max_connection_pool_size=max_pool,
                 connection_acquisition_timeout=30,
-                max_transaction_retry_time=15,
+                connection_timeout=10,
+                max_transaction_retry_time=8,
                 notifications_min_severity="OFF",
             )
 

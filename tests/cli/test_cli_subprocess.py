@@ -142,8 +142,6 @@ def _tenant_exists(store, name: str) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="kgmem/demo.py ingests demo.jsonl as is; its records say tenant 'demo', so "
-                   "the story lands in 'demo' and the questions asked in --tenant find nothing")
 def test_demo(cli_env, store):
     fresh = f"demo-test-{uuid.uuid4().hex[:10]}"
     demo_existed = _tenant_exists(store, "demo")  # demo.jsonl's records name tenant 'demo' themselves
