@@ -30,10 +30,14 @@ _UNREACHABLE_FIX = (
 )
 
 
+_UTC = _dt.timezone.utc
+
+
 def to_python(value: Any) -> Any:
-    """Driver values to plain Python: neo4j.time types become datetime/date, nodes become dicts."""
+    """Driver values to plain Python: neo4j.time types become datetime/date (UTC), nodes become dicts."""
     if isinstance(value, ntime.DateTime):
-        return value.to_native()
+        native = value.to_native()
+        return native.astimezone(_UTC) if native.tzinfo is not None else native.replace(tzinfo=_UTC)
     if isinstance(value, ntime.Date):
         return value.to_native()
     if isinstance(value, ntime.Duration):
@@ -44,6 +48,21 @@ def to_python(value: Any) -> Any:
         return {k: to_python(v) for k, v in value.items()}
     if isinstance(value, neo4j.graph.Node):
         return {k: to_python(v) for k, v in value.items()}
+    return value
+
+
+def to_params(value: Any) -> Any:
+    """Python values to parameters. Every datetime goes as a UTC offset datetime: Neo4j orders a zone-id
+    datetime ("...Z[UTC]", what pytz tzinfo produces) apart from an offset one at the same instant, so a
+    range-index seek with ``at < $end`` would let equal instants through."""
+    if isinstance(value, _dt.datetime):
+        return value.astimezone(_UTC) if value.tzinfo is not None else value.replace(tzinfo=_UTC)
+    if isinstance(value, list):
+        return [to_params(v) for v in value]
+    if isinstance(value, tuple):
+        return [to_params(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_params(v) for k, v in value.items()}
     return value
 
 
@@ -92,7 +111,7 @@ class Tx:
 
     def run(self, name: str, **params: Any) -> list[dict]:
         q = _checked(name, params)
-        return [_record_dict(r) for r in self._tx.run(q.text, params)]
+        return [_record_dict(r) for r in self._tx.run(q.text, to_params(params))]
 
 
 def _checked(name: str, params: dict) -> cypher.Query:
@@ -138,7 +157,7 @@ class Store:
     def _execute(self, name: str, params: dict, routing: RoutingControl) -> list[dict]:
         q = _checked(name, params)
         with mapped_errors(self.connection.uri):
-            result = self._driver.execute_query(q.text, params, routing_=routing, database_=self.database)
+            result = self._driver.execute_query(q.text, to_params(params), routing_=routing, database_=self.database)
         return [_record_dict(r) for r in result.records]
 
     def write_tx(self, fn: Callable[[Tx], T]) -> T:
@@ -157,7 +176,7 @@ class Store:
         q = cypher.load(name)
         with mapped_errors(self.connection.uri):
             result = self._driver.execute_query(
-                q.text, params, routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+                q.text, to_params(params), routing_=RoutingControl.WRITE if write else RoutingControl.READ,
                 database_=self.database,
             )
         return [_record_dict(r) for r in result.records]
@@ -168,7 +187,7 @@ class Store:
         with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
             tx = s.begin_transaction()
             try:
-                return [_record_dict(r) for r in tx.run(q.text, params)]
+                return [_record_dict(r) for r in tx.run(q.text, to_params(params))]
             finally:
                 tx.rollback()
 
@@ -176,7 +195,7 @@ class Store:
         """Schema statements must run outside an explicit transaction."""
         q = _checked(name, params)
         with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
-            return [_record_dict(r) for r in s.run(q.text, params)]
+            return [_record_dict(r) for r in s.run(q.text, to_params(params))]
 
     def evaluate(self, expressions: dict[str, str]) -> dict[str, Any]:
         """Evaluate ``:param`` expressions the way Neo4j Browser does (``RETURN expr``), in order."""
