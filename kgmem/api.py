@@ -203,8 +203,11 @@ class MemoryGraph:
             if not isinstance(value, str) or not value.strip():
                 raise InputError("must be a non-empty string", field=name,
                                  fix='name the slot, e.g. now("maya", "lives_in")')
-        return _slots.resolve_slot(self.vocabulary, self.tenant, subject, predicate, object,
-                                   embed=lambda texts: self.embedder.encode(texts))
+        return _slots.resolve_slot(self.vocabulary, self.tenant, subject, predicate, object, embed=self._embed)
+
+    def _embed(self, texts):
+        """Embeds for the vocabulary's nearest-predicate match; a bound method, so its phrase cache hits."""
+        return self.embedder.encode(texts)
 
     def now(self, subject: str, predicate: str, object: str | None = None) -> Fact | None:
         """The current value of a slot (None when nothing is recorded)."""

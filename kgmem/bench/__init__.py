@@ -25,6 +25,7 @@ from .runner import (
     discover,
     main_cli,
     render_report,
+    rerender,
     run_suites,
     suite,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "discover",
     "main_cli",
     "render_report",
+    "rerender",
     "run_suites",
     "suite",
 ]

@@ -75,6 +75,25 @@ def cypher_cmd(name, list_) -> None:
     click.echo(q.source.rstrip())
 
 
+@cli.command("bench")
+@click.option("--suite", "suites", multiple=True, help="Suite to run (repeatable; default: all). See --list.")
+@click.option("--quick", is_flag=True, help="A small version of every suite (a few minutes).")
+@click.option("--out", default="bench/results", show_default=True, help="Where results, report and plots go.")
+@click.option("--trials", type=int, default=None, help="Trials per experiment (default 5; quick 2).")
+@click.option("--list", "list_", is_flag=True, help="List the suites and exit.")
+def bench(suites, quick, out, trials, list_) -> None:
+    """Run the benchmarks: the founding papers' experiments and kgmem's speed against baselines measured in the
+    same run. Writes <out>/<suite>.json, <out>/REPORT.md and PNG plots. Uses the same Neo4j as the other
+    commands (NEO4J_URI or the local server)."""
+    from ..bench import runner
+
+    if list_:
+        for name, spec in runner.discover().items():
+            click.echo(f"{name:12} {spec.title}")
+        return
+    sys.exit(runner.main_cli(list(suites) or None, quick, out, trials=trials))
+
+
 def main() -> None:
     try:
         cli(standalone_mode=True)

@@ -212,7 +212,7 @@ _PRONOUNS = frozenset(
     "anything me us there here myself yourself itself".split()
 )
 _BAD_OBJECT_START = re.compile(
-    r"^(?:to|how|when|what|where|why|who|if|whether|that\s|it\s|it's\s|because|so\s|not\b)", re.IGNORECASE
+    r"^(?:(?:to|how|when|what|where|why|who|if|whether|because|not)\b|that\s|it\s|it's\s|so\s)", re.IGNORECASE
 )
 _MAX_OBJECT_WORDS = 12
 _MAX_OBJECT_CHARS = 160

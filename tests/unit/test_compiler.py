@@ -472,3 +472,12 @@ def test_long_inputs_stay_fast(text):
     started = time.perf_counter()
     compile_facts(text[:32768])
     assert time.perf_counter() - started < 5.0  # no catastrophic backtracking
+
+
+@pytest.mark.parametrize("text,obj", [
+    ("My name is Tobias", "Tobias"), ("My name is Tom", "Tom"), ("I live in Toronto", "Toronto"),
+    ("I moved to Tokyo", "Tokyo"), ("My manager is Howard", "Howard"), ("My favorite food is whatnot pie", "whatnot pie"),
+])
+def test_objects_that_start_like_question_words_are_kept(text, obj):
+    facts = compile_facts(text)
+    assert [f.object for f in facts] == [obj]
