@@ -40,7 +40,7 @@ def _widening(store: Store, name: str, k: int, overfetch: int, **params) -> tupl
     """Run an index channel, widening the index fetch ×4 until k candidates survive the filters or the
     index has nothing more to give. Returns (hits, tries)."""
     fetch = min(MAX_FETCH, max(k * overfetch, 50))
-    tries: list[dict] = []
+    tries: list[dict] = []  # widened ×4 while too few candidates survive the filters
     while True:
         row = store.read(name, fetch=fetch, k=k, **params)[0]
         hits = row["hits"]
@@ -95,7 +95,7 @@ def resolve_entities(store: Store, text: str, tenant: str) -> list[dict]:
     q_key = " " + entity_key(re.sub(r"['’]s\b", "", text)) + " "
     q_words = _words(text)
     found = []
-    for row in store.read("recall/entities", lucene=query, tenant=tenant, fetch=50):
+    for row in store.read("recall/entities", lucene=query, tenant=tenant, fetch=25):
         for name in [row["name"], *(row["aliases"] or [])]:
             key = entity_key(name)
             if not key:
@@ -106,7 +106,7 @@ def resolve_entities(store: Store, text: str, tenant: str) -> list[dict]:
             if not (f" {key} " in q_key or (" " not in key and key in q_words)):
                 continue
             if row["named_mentions"] > 0 or looks_like_a_name(name, text):
-                found.append({"key": row["key"], "name": row["name"], "matched": name, "mentions": row["mentions"],
+                found.append({"key": row["key"], "name": row["name"], "matched": name,
                               "named_mentions": row["named_mentions"]})
                 break
     return found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from ..embed import Embedder
@@ -17,6 +18,7 @@ from .filters import Filters
 from .fusion import DEFAULT_K, rrf
 
 CHANNELS = ("vector", "keyword", "entity")
+_POOL = ThreadPoolExecutor(max_workers=len(CHANNELS), thread_name_prefix="kgmem-channel")
 TRANSFORM_VERSION = "recall/v1"
 
 
@@ -25,7 +27,7 @@ class RecallOptions:
     k: int = 10
     rrf_k: int = DEFAULT_K
     depth: int = 30  # candidates per channel entering fusion
-    overfetch: int = 10
+    overfetch: int = 3  # index candidates asked per wanted candidate (widened when filters remove more)
     expand: int = 0  # NEXT neighbours (each side) attached to each hit as context
     channels: tuple[str, ...] = CHANNELS
     policy: AbstainPolicy = field(default_factory=AbstainPolicy)
@@ -51,16 +53,21 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
     timings["embed_ms"] = (time.perf_counter() - t0) * 1000
     depth = max(opts.k, opts.depth)
 
-    found: dict[str, ch.Candidates] = {}
-    for name in opts.channels:
+    def run_channel(name: str) -> tuple[str, ch.Candidates, float]:
         t = time.perf_counter()
         if name == "vector":
-            found[name] = ch.vector(store, vec, filters, depth, overfetch=opts.overfetch)
+            c = ch.vector(store, vec, filters, depth, overfetch=opts.overfetch)
         elif name == "keyword":
-            found[name] = ch.keyword(store, ranking_text, filters, depth, overfetch=opts.overfetch)
+            c = ch.keyword(store, ranking_text, filters, depth, overfetch=opts.overfetch)
         else:
-            found[name] = ch.entity(store, ranking_text, vec, filters, depth)
-        timings[f"{name}_ms"] = (time.perf_counter() - t) * 1000
+            c = ch.entity(store, ranking_text, vec, filters, depth)
+        return name, c, (time.perf_counter() - t) * 1000
+
+    # the channels are independent queries: run them at once (the driver pool is thread-safe)
+    found: dict[str, ch.Candidates] = {}
+    for name, c, ms in _POOL.map(run_channel, opts.channels):
+        found[name] = c
+        timings[f"{name}_ms"] = ms
 
     fused = rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k)
     top = fused[: opts.k * 2]  # spare rows: duplicates of the same text collapse below
