@@ -7,6 +7,7 @@ import threading
 from typing import Any, Callable, Iterable
 
 from .config import DEFAULT_TENANT, resolve_connection
+from .api_lifecycle import LifecycleMixin
 from .derived import causal as _causal
 from .embed import Embedder, get_embedder
 from .errors import InputError, NotFoundError
@@ -29,7 +30,7 @@ def _time(value: Any, field: str) -> dt.datetime | None:
     return parse_time(value, field=field)
 
 
-class MemoryGraph:
+class MemoryGraph(LifecycleMixin):
     """A knowledge-graph memory for one tenant on one Neo4j database.
 
     >>> with MemoryGraph.from_env(tenant="demo") as mg:   # doctest: +SKIP
@@ -94,16 +95,18 @@ class MemoryGraph:
     # ------------------------------------------------------------------ write path
 
     def ingest(self, records: Any, *, batch_size: int = DEFAULT_BATCH, compile_facts: bool = True,
-               infer_causes: bool = True, progress: Callable[[int, int], None] | None = None) -> IngestReport:
+               infer_causes: bool = True, force: bool = False,
+               progress: Callable[[int, int], None] | None = None) -> IngestReport:
         """Ingest records: a JSONL path, an open text file, or an iterable of dicts (contract §1).
 
         Bad lines are reported in ``report.errors`` (with line numbers) and the rest still lands. After the
         write, memories that state their cause in words get inferred CAUSED_BY links (``infer_causes``).
+        A record that was forgotten stays forgotten (an error for its line) unless ``force``.
         """
         self._ready()
         report = _ingest(self.store, records, tenant=self.tenant, embedder=self.embedder,
                          vocabulary=self.vocabulary, batch_size=batch_size, compile_text=compile_facts,
-                         progress=progress)
+                         progress=progress, force=force)
         if infer_causes and report.ids:
             by_tenant: dict[str, list[str]] = {}
             for tenant, mem_id in zip(report.tenants, report.ids):

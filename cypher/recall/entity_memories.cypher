@@ -20,7 +20,7 @@
 MATCH (e:Entity {tenant: $tenant})
 WHERE e.key IN $keys AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions
 MATCH (e)<-[:MENTIONS]-(m:Memory)
-WHERE m.tenant = $tenant
+WHERE m.tenant = $tenant AND m.merged_into IS NULL
   AND ($user IS NULL OR m.user = $user)
   AND ($kinds IS NULL OR m.kind IN $kinds)
   AND ($start IS NULL OR m.at >= $start)

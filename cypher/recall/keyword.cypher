@@ -18,7 +18,7 @@
 CALL db.index.fulltext.queryNodes('memory_text', $lucene, {limit: $fetch}) YIELD node, score
 WITH collect({m: node, score: score}) AS rows
 RETURN size(rows) AS fetched,
-       [row IN rows WHERE row.m.tenant = $tenant
+       [row IN rows WHERE row.m.tenant = $tenant AND row.m.merged_into IS NULL
           AND ($user IS NULL OR row.m.user = $user)
           AND ($kinds IS NULL OR row.m.kind IN $kinds)
           AND ($start IS NULL OR row.m.at >= $start)

@@ -1,6 +1,6 @@
 // name: recall/vector
 // Vector channel: nearest memories by cosine from the native HNSW index, then the eligibility filters
-// (tenant, user, kinds, time window, as-of, current-only). The index is asked for $fetch neighbours so
+// (tenant, not merged into a consolidated memory, user, kinds, time window, as-of, current-only). The index is asked for $fetch neighbours so
 // that after filtering at least $k usually remain; the caller asks again with more (or uses
 // recall/vector_exact) when too few do. score is Neo4j's normalised cosine, (1 + cos) / 2.
 // params: $vector (list of 384 floats), $fetch (int), $k (int), $tenant (string), $user (string or null),
@@ -20,7 +20,7 @@
 CALL db.index.vector.queryNodes('memory_embedding', $fetch, $vector) YIELD node, score
 WITH collect({m: node, score: score}) AS rows
 RETURN size(rows) AS fetched,
-       [row IN rows WHERE row.m.tenant = $tenant
+       [row IN rows WHERE row.m.tenant = $tenant AND row.m.merged_into IS NULL
           AND ($user IS NULL OR row.m.user = $user)
           AND ($kinds IS NULL OR row.m.kind IN $kinds)
           AND ($start IS NULL OR row.m.at >= $start)

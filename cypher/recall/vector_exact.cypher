@@ -16,7 +16,8 @@
 :param include_superseded => false;
 :param kinds => null;
 MATCH (m:Memory {tenant: $tenant})
-WHERE ($user IS NULL OR m.user = $user)
+WHERE m.merged_into IS NULL
+  AND ($user IS NULL OR m.user = $user)
   AND ($kinds IS NULL OR m.kind IN $kinds)
   AND ($start IS NULL OR m.at >= $start)
   AND ($end IS NULL OR m.at < $end)

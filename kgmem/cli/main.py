@@ -7,6 +7,7 @@ import sys
 import click
 
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph
+from .lifecycle_cmd import COMMANDS as LIFECYCLE_COMMANDS
 from .memory_cmd import COMMANDS as MEMORY_COMMANDS
 from .server_cmd import server
 
@@ -23,7 +24,7 @@ def cli() -> None:
 
 
 cli.add_command(server)
-for _cmd in MEMORY_COMMANDS:
+for _cmd in MEMORY_COMMANDS + LIFECYCLE_COMMANDS:
     cli.add_command(_cmd)
 
 

@@ -42,10 +42,11 @@ def _batch_queries(path: str) -> list[tuple[int, dict]]:
 @click.option("--batch-size", default=256, show_default=True, help="Records per write transaction.")
 @click.option("--no-compile", is_flag=True, help="Do not compile facts from episode text.")
 @click.option("--silent", is_flag=True, help="No progress bar.")
+@click.option("--force", is_flag=True, help="Bring back records that were forgotten.")
 @connection_options
 @json_option
 @handle_errors
-def ingest(file, batch_size, no_compile, silent, uri, user, password, database, tenant, as_json) -> None:
+def ingest(file, batch_size, no_compile, silent, force, uri, user, password, database, tenant, as_json) -> None:
     """Ingest a JSONL file of memory records (one JSON object per line; '-' reads stdin).
 
     Bad lines are reported with their line number and the rest still lands; exit code 1 when any line
@@ -56,14 +57,14 @@ def ingest(file, batch_size, no_compile, silent, uri, user, password, database, 
     with open_graph(uri, user, password, database, tenant) as mg:
         source = sys.stdin if file == "-" else file
         if silent or as_json or not sys.stderr.isatty():
-            report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile)
+            report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile, force=force)
         else:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
             with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                           TimeRemainingColumn(), console=console(err=True), transient=True) as bar:
                 task = bar.add_task("ingesting", total=None)
-                report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile,
+                report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile, force=force,
                                    progress=lambda done, total: bar.update(task, completed=done, total=total))
     if as_json:
         emit_json(report.to_dict())

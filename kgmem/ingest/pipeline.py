@@ -60,12 +60,13 @@ def iter_source(source: Any) -> Iterator[tuple[int | None, Any]]:
 
 class Ingestor:
     def __init__(self, store: Store, embedder: Embedder, vocabulary: Vocabulary, *, batch_size: int = DEFAULT_BATCH,
-                 compile_text: bool = True):
+                 compile_text: bool = True, force: bool = False):
         self.store = store
         self.embedder = embedder
         self.vocabulary = vocabulary
         self.batch_size = max(1, batch_size)
         self.compile_text = compile_text
+        self.force = force
 
     # ------------------------------------------------------------------ phases
 
@@ -111,6 +112,7 @@ class Ingestor:
                 continue
             seen[rec.id] = rec.content_key
             unique.append(it)
+        unique = self._check_tombstones(tenant, unique, report)
         existing = self._existing(tenant, [it.record.id for it in unique])
         fresh = []
         for it in unique:
@@ -123,6 +125,34 @@ class Ingestor:
                 report.errors.append({"line": it.line, "error": f"id '{it.record.id}' already holds different "
                                       "content (memories are append-only); give the new memory a new id"})
         return fresh
+
+    def _check_tombstones(self, tenant: str, items: list[_Item], report: IngestReport) -> list[_Item]:
+        """A record forgotten on purpose stays forgotten unless ``force``; one that expired (gc) may return."""
+        stones: dict[str, dict] = {}
+        for i in range(0, len(items), 5000):
+            chunk = items[i:i + 5000]
+            for row in self.store.read("lifecycle/tombstones_for", tenant=tenant,
+                                       ids=[it.record.id for it in chunk],
+                                       content_keys=[it.record.content_key for it in chunk]):
+                stones.setdefault(row["id"], row)
+                stones.setdefault("ck:" + (row["content_key"] or ""), row)
+        if not stones:
+            return items
+        keep, revive = [], []
+        for it in items:
+            stone = stones.get(it.record.id) or stones.get("ck:" + it.record.content_key)
+            if stone is None:
+                keep.append(it)
+            elif stone["reason"] == "forget" and not self.force:
+                report.errors.append({"line": it.line, "error": (
+                    f"id '{it.record.id}' was forgotten at {stone['forgotten_at']} and is not stored again "
+                    "(ingest with force=True, or --force, to bring it back)")})
+            else:
+                keep.append(it)
+                revive.append(stone["id"])
+        if revive:
+            self.store.write("lifecycle/clear_tombstones", tenant=tenant, ids=sorted(set(revive)))
+        return keep
 
     def _existing(self, tenant: str, ids: list[str]) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -231,6 +261,6 @@ class Ingestor:
 
 def ingest(store: Store, source: Any, *, tenant: str, embedder: Embedder, vocabulary: Vocabulary,
            batch_size: int = DEFAULT_BATCH, compile_text: bool = True, progress: Progress | None = None,
-           now: dt.datetime | None = None) -> IngestReport:
-    return Ingestor(store, embedder, vocabulary, batch_size=batch_size, compile_text=compile_text).run(
-        source, tenant=tenant, progress=progress, now=now)
+           now: dt.datetime | None = None, force: bool = False) -> IngestReport:
+    return Ingestor(store, embedder, vocabulary, batch_size=batch_size, compile_text=compile_text,
+                    force=force).run(source, tenant=tenant, progress=progress, now=now)

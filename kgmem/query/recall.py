@@ -97,6 +97,8 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
         seen_text[key] = row
         rows.append(row)
 
+    # equal fused scores (common after consolidation) break by cosine, not by id
+    rows.sort(key=lambda r: (-r["fused"].score, -(r["similarity"] if r["similarity"] is not None else -1.0)))
     judgements, abstained, reason = decide(rows, identifier_tokens(query), opts.policy)
     hits = []
     for row, j in zip(rows, judgements):
