@@ -18,6 +18,8 @@ from .query.abstain import AbstainPolicy
 from .query.filters import build_filters
 from .query.recall import CHANNELS, RecallOptions, recall as _recall
 from .query import walks as _walks
+from .query.ask import AskResult, parse_slot_question
+from .query.timeparse import parse_time_filter
 from .results import Fact, History, IngestReport, Memory, Recall, SlotAnswer, Why
 from .store import Store, schema
 from .vocab import Vocabulary
@@ -198,6 +200,43 @@ class MemoryGraph(LifecycleMixin):
             raise NotFoundError(f"no memory with id '{memory_id}' in tenant '{self.tenant}'",
                                 fix="check the id (and --tenant)")
         return rows
+
+    # ------------------------------------------------------------------ ask
+
+    def ask(self, question: str, *, now: Any = None, user: str | None = None) -> AskResult:
+        """Route a question with the learned router (slot, recall, why, history, none) and answer it."""
+        if not isinstance(question, str) or not question.strip():
+            raise InputError("must be a non-empty question", field="question",
+                             fix='ask something, e.g. "where does Maya live?"')
+        from .router import Router
+
+        route = Router.default().predict(question)
+        out = AskResult(question=question, intent=route.intent, confidence=route.confidence, operation=None,
+                        probabilities=dict(route.probabilities))
+        ref = _time(now, "now")
+        if route.intent == "none":
+            out.note = "not a memory question: no memory operation answers it"
+            return out
+        if route.intent in ("slot", "history"):
+            sq = parse_slot_question(question, self.vocabulary, user=user)
+            if sq is not None:
+                if route.intent == "slot":
+                    out.operation, out.result = "now", self.now_answer(sq.subject, sq.predicate, sq.object)
+                    return out
+                tf = parse_time_filter(question, ref or dt.datetime.now(dt.timezone.utc))
+                if tf is not None and tf.end is not None:
+                    at = tf.end - dt.timedelta(microseconds=1)  # the value as the period ended
+                    out.operation = "as_of"
+                    out.result = self.as_of_answer(sq.subject, sq.predicate, at, sq.object)
+                    return out
+                out.operation, out.result = "history", self.history_answer(sq.subject, sq.predicate, sq.object)
+                return out
+            out.note = "could not name the slot in the question; answered with recall"
+        if route.intent == "why":
+            out.operation, out.result = "why", self.why(question, now=ref)
+            return out
+        out.operation, out.result = "recall", self.recall(question, now=ref, user=user)
+        return out
 
     # ------------------------------------------------------------------ facts over time
 

@@ -279,6 +279,35 @@ def timeline(memory_id, before, after, uri, user, password, database, tenant, as
         print_timeline(rows)
 
 
+@click.command("ask")
+@click.argument("question")
+@click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
+@click.option("--for-user", "for_user", help="Who 'I' and 'my' are.")
+@connection_options
+@json_option
+@handle_errors
+def ask(question, now, for_user, uri, user, password, database, tenant, as_json) -> None:
+    """Ask in plain words: a learned router picks now / as-of / history / recall / why (or none)."""
+    with open_graph(uri, user, password, database, tenant) as mg:
+        res = mg.ask(question, now=now, user=for_user)
+    if as_json:
+        emit_json(res.to_dict())
+        return
+    click.echo(f"intent: {res.intent} ({res.confidence:.2f}) → {res.operation or 'no memory operation'}"
+               + (f"  [{res.note}]" if res.note else ""))
+    r = res.result
+    if r is None:
+        return
+    if res.operation in ("now", "as_of"):
+        print_slot(r)
+    elif res.operation == "history":
+        print_history(r)
+    elif res.operation == "why":
+        print_why(r)
+    else:
+        print_recall(r)
+
+
 def _jsonable(row: dict) -> dict:
     out = {}
     for k, v in row.items():
@@ -291,4 +320,4 @@ def _jsonable(row: dict) -> dict:
     return out
 
 
-COMMANDS = [ingest, remember, recall, why, now, as_of, history, changes, timeline]
+COMMANDS = [ingest, remember, recall, why, ask, now, as_of, history, changes, timeline]

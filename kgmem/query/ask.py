@@ -1,0 +1,113 @@
+"""``ask``: route a question with the learned router, then answer it with the matching operation.
+
+Intents (``kgmem.router``): ``slot`` → ``now`` on the slot the question names; ``history`` → ``as_of`` when
+the question gives a time, else ``history``; ``why`` → ``why``; ``recall`` → ``recall``; ``none`` → no
+memory operation ("not a memory question"). When a slot question cannot be parsed into (subject,
+predicate), ``ask`` falls back to ``recall`` and says so.
+
+Slot parsing is rule-based: the predicate is the longest vocabulary name, alias or question verb found in the
+question; the subject is "I/my/me" (the user), a possessive ("Alice's"), or the capitalised name next to the
+verb ("where does Alice live").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..normalize import entity_key
+from ..vocab import Vocabulary
+
+# question verbs that name a predicate without its vocabulary phrase
+QUESTION_VERBS = {
+    "live": "lives_in", "lives": "lives_in", "lived": "lives_in", "living": "lives_in", "moved": "lives_in",
+    "born": "birth_place", "work": "employer", "works": "employer", "worked": "employer",
+    "like": "likes", "likes": "likes", "liked": "likes", "love": "likes", "loves": "likes", "enjoy": "likes",
+    "cost": "price", "costs": "price", "cost?": "price", "manages": "manager", "call": "phone_number",
+    "reach": "phone_number", "old": "age", "called": "name", "named": "name", "home": "lives_in",
+    "address": "address",
+}
+_FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've)\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"\b([A-Z][\w.\-]*(?:\s+[A-Z][\w.\-]*)*)['’]s\b")
+_NAME_NEAR_VERB = re.compile(r"\b(?i:does|did|do|is|was|has|had)\s+(?:(?i:the)\s+)?([\w.\-]+(?:\s+[A-Z][\w.\-]*)*)")
+_POSSESSIVE_ANY = re.compile(r"\b([\w.\-]+)['’]s\b")
+_WORD = re.compile(r"[a-z][a-z0-9'_]*")
+_STOP = {"what", "is", "the", "of", "a", "an", "my", "does", "do", "did", "where", "who", "how", "much", "when",
+         "which", "was", "were", "are", "i", "me", "now", "currently", "still", "current", "today"}
+
+
+@dataclass(frozen=True)
+class SlotQuestion:
+    subject: str
+    predicate: str
+    object: str | None = None
+
+
+def parse_slot_question(question: str, vocabulary: Vocabulary, *, user: str | None = None) -> SlotQuestion | None:
+    """(subject, predicate[, object]) named by a slot question, or None."""
+    text = question.strip()
+    lower = text.lower()
+    words = _WORD.findall(lower)
+    predicate, best_len, span_end = None, 0, -1
+    phrases: dict[str, str] = {}
+    for name, spec in vocabulary.to_dict()["predicates"].items():
+        phrases[name.replace("_", " ")] = name
+        for alias in spec.get("aliases", []):
+            phrases.setdefault(alias.replace("_", " "), name)
+    for i in range(len(words)):
+        for n in range(min(5, len(words) - i), 0, -1):
+            phrase = " ".join(words[i:i + n])
+            if phrase in phrases and n > best_len and not (n == 1 and phrase in _STOP):
+                predicate, best_len, span_end = phrases[phrase], n, i + n
+                break
+    if predicate is None:
+        for w in words:
+            if w in QUESTION_VERBS:
+                predicate = QUESTION_VERBS[w]
+                break
+    if predicate is None:
+        return None
+    m = _POSSESSIVE.search(text) or _POSSESSIVE_ANY.search(text)
+    near = _NAME_NEAR_VERB.search(text)
+    if m and entity_key(m.group(1)) not in _STOP | {"it", "that", "what's", "who's", "where's"}:
+        subject = m.group(1)
+    elif _FIRST_PERSON.search(text):
+        subject = user or "user"
+    elif near and entity_key(near.group(1).split()[0]) not in _STOP | {"the", "it", "that", "this", "there"}:
+        subject = near.group(1)
+    else:
+        return None
+    obj = None
+    if vocabulary.is_multi(predicate) and span_end >= 0:
+        rest = [w for w in words[span_end:] if w not in _STOP]
+        obj = " ".join(rest).strip("?.! ") or None
+    elif vocabulary.is_multi(predicate):
+        verb_at = next((i for i, w in enumerate(words) if QUESTION_VERBS.get(w) == predicate), None)
+        if verb_at is not None:
+            rest = [w for w in words[verb_at + 1:] if w not in _STOP and w not in ("still", "anymore")]
+            obj = " ".join(rest).strip("?.! ") or None
+    if vocabulary.is_multi(predicate) and not obj:
+        return None
+    return SlotQuestion(subject, predicate, obj)
+
+
+@dataclass
+class AskResult:
+    question: str
+    intent: str
+    confidence: float
+    operation: str | None
+    result: Any = None
+    note: str | None = None
+    probabilities: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        res = self.result
+        if hasattr(res, "to_dict"):
+            res = res.to_dict()
+        elif isinstance(res, list):
+            res = [r.to_dict() if hasattr(r, "to_dict") else r for r in res]
+        return {"question": self.question, "intent": self.intent, "confidence": round(self.confidence, 4),
+                "operation": self.operation, "result": res, "note": self.note,
+                "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()}}
