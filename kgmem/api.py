@@ -83,9 +83,15 @@ class MemoryGraph(LifecycleMixin):
 
     # ------------------------------------------------------------------ schema
 
-    def init(self) -> list[dict]:
-        """Create constraints and indexes (idempotent) and wait until they are ONLINE."""
+    def init(self, *, rebuild_indexes: bool = False) -> list[dict]:
+        """Create constraints and indexes (idempotent) and wait until they are ONLINE.
+
+        ``rebuild_indexes`` first drops the vector and fulltext indexes over memories and builds them again
+        from the stored properties (they are derived; HNSW search slows down after many deletions)."""
         with self._schema_lock:
+            if rebuild_indexes:
+                self.store.auto_commit("admin/drop_vector_index")
+                self.store.auto_commit("admin/drop_text_index")
             indexes = schema.apply(self.store)
             self._schema_ready = True
         return indexes

@@ -205,6 +205,8 @@ def looks_like_a_name(name: str, text: str) -> bool:
         return False
     if " " in stripped or any(not ch.isalpha() for ch in stripped):
         return True
+    if not stripped[0].isupper():
+        return False  # a lowercase word is written as a common word
     for m in re.finditer(r"(?<![\w@#])" + re.escape(stripped) + r"(?![\w])", text):
         if not _SENTENCE_START.search(text[: m.start()]):
             return True

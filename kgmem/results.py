@@ -179,6 +179,7 @@ class Hit:
     object: str | None = None
     polarity: bool | None = None
     context: list[dict] = field(default_factory=list)
+    causes: int | None = field(default=None, repr=False)  # recorded causes, when the query saw them (for why)
 
     def to_dict(self) -> dict:
         d = {

@@ -41,13 +41,15 @@ def demo(uri, user, password, database, tenant) -> None:
 
 
 @cli.command("init")
+@click.option("--rebuild-indexes", is_flag=True,
+              help="Drop and rebuild the vector and fulltext indexes from the stored data first.")
 @connection_options
 @json_option
 @handle_errors
-def init(uri, user, password, database, tenant, as_json) -> None:
+def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> None:
     """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE."""
     with open_graph(uri, user, password, database, tenant) as mg:
-        indexes = mg.init()
+        indexes = mg.init(rebuild_indexes=rebuild_indexes)
     if as_json:
         emit_json({"indexes": [{"name": i["name"], "type": i["type"], "state": i["state"]} for i in indexes]})
         return

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 
@@ -23,6 +24,23 @@ from . import lucene
 from .filters import Filters
 
 MAX_FETCH = 4000
+# the share of index candidates that survived the filters last time, per (tenant, channel): the next first
+# fetch asks for enough that one round trip usually suffices (a tenant that is 5 % of the index needs ~20×)
+_SURVIVAL: dict[tuple[str, str], float] = {}
+
+
+def first_fetch(tenant: str, channel: str, depth: int) -> int:
+    share = _SURVIVAL.get((tenant, channel), 0.5)
+    return int(min(MAX_FETCH, max(depth * 2, 50, depth / max(share, 0.01) * 1.3)))
+
+
+def note_survival(tenant: str, channel: str, fetched: int, eligible: int) -> None:
+    """Remember what share of the index's candidates passed the filters (eligible before the depth cut)."""
+    if fetched <= 0:
+        return
+    share = eligible / fetched
+    old = _SURVIVAL.get((tenant, channel))
+    _SURVIVAL[(tenant, channel)] = share if old is None else 0.5 * old + 0.5 * share
 
 
 @dataclass
@@ -36,10 +54,11 @@ class Candidates:
         return {"ids": self.ids, "scores": [round(float(s), 6) for s in self.scores], **self.detail}
 
 
-def _widening(store: Store, name: str, k: int, overfetch: int, **params) -> tuple[list[dict], list[dict]]:
+def _widening(store: Store, name: str, k: int, overfetch: int, *, initial_fetch: int | None = None,
+              **params) -> tuple[list[dict], list[dict]]:
     """Run an index channel, widening the index fetch ×4 until k candidates survive the filters or the
     index has nothing more to give. Returns (hits, tries)."""
-    fetch = min(MAX_FETCH, max(k * overfetch, 50))
+    fetch = initial_fetch or min(MAX_FETCH, max(k * overfetch, 50))
     tries: list[dict] = []  # widened ×4 while too few candidates survive the filters
     while True:
         row = store.read(name, fetch=fetch, k=k, **params)[0]
@@ -53,7 +72,8 @@ def _widening(store: Store, name: str, k: int, overfetch: int, **params) -> tupl
 EXACT_LIMIT = 20000  # a time-windowed eligible set up to this size is scanned exactly
 
 
-def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch: int = 10) -> Candidates:
+def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch: int = 10,
+           initial_fetch: int | None = None) -> Candidates:
     v = vec.tolist()
     if filters.start is not None or filters.end is not None:
         n = store.read("recall/eligible_count", limit=EXACT_LIMIT + 1, **filters.params())[0]["eligible"]
@@ -61,7 +81,8 @@ def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch
             hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params()) if n else []
             return Candidates("vector", [h["id"] for h in hits], [2 * h["score"] - 1 for h in hits],
                               {"tries": [{"exact": True, "eligible": n, "kept": len(hits)}], "score": "cosine"})
-    hits, tries = _widening(store, "recall/vector", k, overfetch, vector=v, **filters.params())
+    hits, tries = _widening(store, "recall/vector", k, overfetch, initial_fetch=initial_fetch, vector=v,
+                            **filters.params())
     if len(hits) < k and tries[-1]["fetched"] >= tries[-1]["fetch"]:
         # the tenant's eligible memories are a small part of a large index: scan them exactly
         hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params())
@@ -70,11 +91,13 @@ def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch
                       {"tries": tries, "score": "cosine"})
 
 
-def keyword(store: Store, text: str, filters: Filters, k: int, *, overfetch: int = 10) -> Candidates:
+def keyword(store: Store, text: str, filters: Filters, k: int, *, overfetch: int = 10,
+            initial_fetch: int | None = None) -> Candidates:
     query = lucene.to_query(text)
     if query is None:
         return Candidates("keyword", [], [], {"lucene": None})
-    hits, tries = _widening(store, "recall/keyword", k, overfetch, lucene=query, **filters.params())
+    hits, tries = _widening(store, "recall/keyword", k, overfetch, initial_fetch=initial_fetch, lucene=query,
+                            **filters.params())
     return Candidates("keyword", [h["id"] for h in hits], [h["score"] for h in hits],
                       {"lucene": query, "tries": tries, "score": "bm25"})
 
@@ -112,7 +135,7 @@ def resolve_entities(store: Store, text: str, tenant: str) -> list[dict]:
     return found
 
 
-MAX_ENTITY_MENTIONS = 2000
+MAX_ENTITY_MENTIONS = 300  # broader entities say little and cost a cosine per mention
 
 
 def entity(store: Store, text: str, vec: np.ndarray, filters: Filters, k: int) -> Candidates:
@@ -123,3 +146,84 @@ def entity(store: Store, text: str, vec: np.ndarray, filters: Filters, k: int) -
                       max_mentions=MAX_ENTITY_MENTIONS, k=k, **filters.params())
     return Candidates("entity", [r["id"] for r in rows], [2 * r["score"] - 1 for r in rows],
                       {"entities": ents, "score": "entities matched, then cosine"})
+
+
+# ---------------------------------------------------------------------------- all channels at once
+
+_UTC = dt.timezone.utc
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=_UTC)
+
+
+def from_epoch(d: dict) -> dict:
+    """at_ts / valid_to_ts ([epoch seconds, nanoseconds]) → at / valid_to (aware UTC datetimes, µs)."""
+    for key in ("at", "valid_to"):
+        ts = d.pop(f"{key}_ts", None)
+        d[key] = None if ts is None else _EPOCH + dt.timedelta(seconds=ts[0], microseconds=ts[1] // 1000)
+    return d
+
+_NAME_TOKEN = re.compile(r"[\w][\w\-.'@#]*")
+
+
+def question_keys(text: str) -> tuple[str, list[str]]:
+    """(the question as a padded entity key, keys of its word n-grams that are written like names).
+
+    A token is written like a name when it is capitalised other than at the start of the question, or
+    carries digits or symbols (ids, codes, hosts); an n-gram is when its first and last tokens are."""
+    bare = re.sub(r"['’]s\b", "", text)
+    spans = [(m.start(), m.group(0)) for m in _NAME_TOKEN.finditer(bare)]
+    namey = [any(not ch.isalpha() for ch in tok) or (tok[0].isupper() and i > 0) for i, (_, tok) in enumerate(spans)]
+    tokens = [tok for _, tok in spans]
+    named: set[str] = set()
+    for i in range(len(tokens)):
+        for n in range(1, min(4, len(tokens) - i) + 1):
+            if namey[i] and namey[i + n - 1]:
+                key = entity_key(" ".join(tokens[i:i + n]))
+                if key:
+                    named.add(key)
+    return " " + entity_key(bare) + " ", sorted(named)
+
+
+@dataclass
+class AllChannels:
+    found: dict[str, Candidates]
+    details: dict[str, dict]
+
+
+def all_channels(store: Store, vec: np.ndarray, text: str, filters: Filters, depth: int,
+                 channels: tuple[str, ...]) -> AllChannels:
+    """The three channels and the hits' details in one round trip (``recall/candidates``); a channel whose
+    survivors fall short while its index had more to give is widened with its own statement."""
+    tenant = filters.tenant
+    lucene_q = lucene.to_query(text) if ("keyword" in channels or "entity" in channels) else None
+    q_key, named = question_keys(text)
+    v_fetch, k_fetch = first_fetch(tenant, "vector", depth), first_fetch(tenant, "keyword", depth)
+    row = store.read("recall/candidates", vector=vec.tolist(), vector_fetch=v_fetch, lucene=lucene_q,
+                     keyword_fetch=k_fetch, question_key=q_key, named_keys=named,
+                     max_mentions=MAX_ENTITY_MENTIONS, depth=depth, **filters.params())[0]
+    details = {d["id"]: from_epoch(d) for d in row["details"]}
+    found: dict[str, Candidates] = {}
+    if "vector" in channels:
+        hits = row["vector"]
+        tries = [{"fetch": v_fetch, "fetched": row["vector_fetched"], "kept": len(hits)}]
+        note_survival(tenant, "vector", row["vector_fetched"], row["vector_eligible"])
+        if len(hits) < depth and row["vector_fetched"] >= v_fetch:
+            found["vector"] = vector(store, vec, filters, depth, initial_fetch=min(MAX_FETCH, v_fetch * 4))
+            found["vector"].detail["tries"] = tries + found["vector"].detail["tries"]
+        else:
+            found["vector"] = Candidates("vector", [h["id"] for h in hits], [2 * h["score"] - 1 for h in hits],
+                                         {"tries": tries, "score": "cosine"})
+    if "keyword" in channels:
+        hits = row["keyword"] if lucene_q else []
+        tries = [{"fetch": k_fetch, "fetched": row["keyword_fetched"], "kept": len(hits)}]
+        note_survival(tenant, "keyword", row["keyword_fetched"], row["keyword_eligible"])
+        if lucene_q and len(hits) < depth and row["keyword_fetched"] >= k_fetch:
+            found["keyword"] = keyword(store, text, filters, depth, initial_fetch=min(MAX_FETCH, k_fetch * 4))
+            found["keyword"].detail["tries"] = tries + found["keyword"].detail["tries"]
+        else:
+            found["keyword"] = Candidates("keyword", [h["id"] for h in hits], [h["score"] for h in hits],
+                                          {"lucene": lucene_q, "tries": tries, "score": "bm25"})
+    if "entity" in channels:
+        hits = row["entity"]
+        found["entity"] = Candidates("entity", [h["id"] for h in hits], [2 * h["score"] - 1 for h in hits],
+                                     {"entities": row["entities"], "score": "entities matched, then cosine"})
+    return AllChannels(found, details)

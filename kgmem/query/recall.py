@@ -26,7 +26,7 @@ TRANSFORM_VERSION = "recall/v1"
 class RecallOptions:
     k: int = 10
     rrf_k: int = DEFAULT_K
-    depth: int = 30  # candidates per channel entering fusion
+    depth: int = 20  # candidates per channel entering fusion
     overfetch: int = 3  # index candidates asked per wanted candidate (widened when filters remove more)
     expand: int = 0  # NEXT neighbours (each side) attached to each hit as context
     channels: tuple[str, ...] = CHANNELS
@@ -53,28 +53,32 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
     timings["embed_ms"] = (time.perf_counter() - t0) * 1000
     depth = max(opts.k, opts.depth)
 
-    def run_channel(name: str) -> tuple[str, ch.Candidates, float]:
-        t = time.perf_counter()
-        if name == "vector":
-            c = ch.vector(store, vec, filters, depth, overfetch=opts.overfetch)
-        elif name == "keyword":
-            c = ch.keyword(store, ranking_text, filters, depth, overfetch=opts.overfetch)
-        else:
-            c = ch.entity(store, ranking_text, vec, filters, depth)
-        return name, c, (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    windowed = filters.start is not None or filters.end is not None
+    if windowed:
+        # a time window: the vector channel may scan the (small) eligible set exactly; run the channels apart
+        def run_channel(name: str) -> tuple[str, ch.Candidates]:
+            if name == "vector":
+                return name, ch.vector(store, vec, filters, depth, overfetch=opts.overfetch)
+            if name == "keyword":
+                return name, ch.keyword(store, ranking_text, filters, depth, overfetch=opts.overfetch)
+            return name, ch.entity(store, ranking_text, vec, filters, depth)
 
-    # the channels are independent queries: run them at once (the driver pool is thread-safe)
-    found: dict[str, ch.Candidates] = {}
-    for name, c, ms in _POOL.map(run_channel, opts.channels):
-        found[name] = c
-        timings[f"{name}_ms"] = ms
+        found = dict(_POOL.map(run_channel, opts.channels))
+        details: dict[str, dict] = {}
+    else:
+        both = ch.all_channels(store, vec, ranking_text, filters, depth, tuple(opts.channels))
+        found, details = both.found, both.details
+    timings["channels_ms"] = (time.perf_counter() - t) * 1000
 
     fused = rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k)
     top = fused[: opts.k * 2]  # spare rows: duplicates of the same text collapse below
-    t = time.perf_counter()
-    details = {r["id"]: r for r in store.read("recall/details", tenant=filters.tenant, ids=[f.id for f in top],
-                                               vector=vec.tolist())}
-    timings["details_ms"] = (time.perf_counter() - t) * 1000
+    missing = [f.id for f in top if f.id not in details]
+    if missing:
+        t = time.perf_counter()
+        details.update({r["id"]: r for r in store.read("recall/details", tenant=filters.tenant, ids=missing,
+                                                        vector=vec.tolist())})
+        timings["details_ms"] = (time.perf_counter() - t) * 1000
 
     rows, seen_text = [], {}
     for f in top:
@@ -108,6 +112,7 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
             current=d["valid_to"] is None or (filters.at is not None and d["valid_to"] > filters.at),
             channels={c: row["ranks"].get(c) for c in CHANNELS}, kind=d["kind"], similarity=row["similarity"],
             subject=d["subject"], predicate=d["predicate"], object=d["object"], polarity=d["polarity"],
+            causes=d.get("causes"),
         ))
     if opts.expand > 0 and hits:
         _attach_context(store, filters.tenant, hits, opts.expand)
@@ -128,8 +133,8 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
             "judgements": [{"id": r["d"]["id"], "confident": j.confident, "why": j.why}
                            for r, j in zip(rows, judgements)],
             "cypher": {n: cypher.load(n).path.name for n in
-                       ("recall/vector", "recall/vector_exact", "recall/keyword", "recall/entities",
-                        "recall/entity_memories", "recall/details")},
+                       ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword",
+                        "recall/entities", "recall/entity_memories", "recall/details")},
             "timings_ms": {k2: round(v, 2) for k2, v in timings.items()},
             "at": iso(dt.datetime.now(dt.timezone.utc)),
         }

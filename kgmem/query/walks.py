@@ -46,8 +46,11 @@ def why(store: Store, embedder: Embedder, query: str, filters: Filters, ranking_
     best_sim = max((h.similarity or -1.0) for h in found.hits)
     floor = max(SYMPTOM_FLOOR, best_sim - SYMPTOM_MARGIN)
     eligible = [h for h in found.hits[:symptom_candidates] if (h.similarity or -1.0) >= floor]
-    causes = {r["id"]: r["causes"] for r in store.read("why/has_causes", tenant=filters.tenant,
-                                                        ids=[h.id for h in eligible], at=filters.at)}
+    if filters.at is None and all(h.causes is not None for h in eligible):
+        causes = {h.id: h.causes for h in eligible}  # recall's single query already counted them
+    else:
+        causes = {r["id"]: r["causes"] for r in store.read("why/has_causes", tenant=filters.tenant,
+                                                            ids=[h.id for h in eligible], at=filters.at)}
     symptom_hit = next((h for h in eligible if causes.get(h.id, 0) > 0), None)
     if manifest is not None:
         manifest["symptom_rule"] = {"floor": round(floor, 4), "candidates": [h.id for h in eligible],
