@@ -57,9 +57,10 @@ def to_params(value: Any) -> Any:
     range-index seek with ``at < $end`` would let equal instants through."""
     if isinstance(value, _dt.datetime):
         return value.astimezone(_UTC) if value.tzinfo is not None else value.replace(tzinfo=_UTC)
-    if isinstance(value, list):
-        return [to_params(v) for v in value]
-    if isinstance(value, tuple):
+    if isinstance(value, (list, tuple)):
+        if value and isinstance(value[0], (float, int, str)) and not isinstance(value[0], bool) \
+                and isinstance(value[-1], (float, int, str)):
+            return value  # a vector or a list of ids: nothing to convert (and 384 floats per memory add up)
         return [to_params(v) for v in value]
     if isinstance(value, dict):
         return {k: to_params(v) for k, v in value.items()}
