@@ -97,6 +97,17 @@ def bench(suites, quick, out, trials, list_) -> None:
     sys.exit(runner.main_cli(list(suites) or None, quick, out, trials=trials))
 
 
+def _same_help_everywhere(cmd: click.Command) -> None:
+    """-h/--help on every command however it is invoked (click caches a command's help option the first
+    time it builds it; a command invoked on its own would otherwise get only --help)."""
+    cmd.context_settings.setdefault("help_option_names", ["-h", "--help"])
+    for sub in getattr(cmd, "commands", {}).values():
+        _same_help_everywhere(sub)
+
+
+_same_help_everywhere(cli)
+
+
 def main() -> None:
     try:
         cli(standalone_mode=True)

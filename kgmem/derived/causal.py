@@ -69,8 +69,10 @@ def cause_clauses(text: str, *, reference: dt.datetime | None = None) -> list[Ca
 
 @dataclass(frozen=True)
 class InferencePolicy:
-    threshold: float = 0.50  # confidence = cosine(cause clause, cause memory) × marker strength
+    threshold: float = 0.45  # confidence = (cosine(cause clause, cause memory) + stream bonus) × marker strength
     candidates: int = 3
+    stream_bonus: float = 0.10  # an earlier memory of the effect's own stream (incident channel, conversation)
+    stream_window: int = 50  # how many earlier memories of that stream are considered
 
 
 def infer_links(store: Store, embedder: Embedder, tenant: str, ids: list[str],
@@ -86,20 +88,26 @@ def infer_links(store: Store, embedder: Embedder, tenant: str, ids: list[str],
         clauses = cause_clauses(row["text"], reference=row["at"])
         if not clauses:
             continue
-        best = None
+        best = None  # (confidence, cosine, cause id, clause)
         for cl in clauses[:2]:
             filters, _ = build_filters(cl.clause, tenant=tenant, until=row["at"], parse_time_phrases=False)
             found = recall(store, embedder, cl.clause, filters, cl.clause,
                            RecallOptions(k=policy.candidates, depth=20))
-            for hit in found.hits[: policy.candidates]:
-                if hit.id == row["id"] or hit.similarity is None:
+            scored = [(h.id, h.similarity, 0.0) for h in found.hits[: policy.candidates] if h.similarity is not None]
+            if row["stream"]:
+                vec = embedder.encode_one(cl.clause)  # cached: recall just embedded the same clause
+                for r in store.read("derived/stream_candidates", tenant=tenant, stream=row["stream"],
+                                    before=row["at"], vector=vec.tolist(), limit=policy.stream_window)[:3]:
+                    scored.append((r["id"], 2 * r["score"] - 1, policy.stream_bonus))
+            for cause_id, sim, bonus in scored:
+                if cause_id == row["id"]:
                     continue
-                score = hit.similarity
-                if best is None or score * cl.strength > best[0]:
-                    best = (score * cl.strength, score, hit, cl)
+                conf = min(1.0, (sim + bonus) * cl.strength)
+                if best is None or conf > best[0]:
+                    best = (conf, sim, cause_id, cl)
         if best and best[0] >= policy.threshold:
-            conf, sim, hit, cl = best
-            links.append({"effect": row["id"], "cause": hit.id, "inferred": True,
+            conf, sim, cause_id, cl = best
+            links.append({"effect": row["id"], "cause": cause_id, "inferred": True,
                           "confidence": round(float(conf), 4),
                           "source": f"{TRANSFORM_VERSION}: '{cl.marker} {cl.clause[:120]}'"})
     return links
