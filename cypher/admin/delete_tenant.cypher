@@ -3,8 +3,15 @@
 // params: $tenant (string)
 // returns: deleted (count of nodes)
 :param tenant => 'scratch-tenant-to-delete';
-MATCH (n)
-WHERE (n:Memory OR n:Entity OR n:Tombstone OR n:ConsolidationRun) AND n.tenant = $tenant
+CALL () {
+  MATCH (n:Memory {tenant: $tenant}) RETURN n
+  UNION
+  MATCH (n:Entity {tenant: $tenant}) RETURN n
+  UNION
+  MATCH (n:Tombstone {tenant: $tenant}) RETURN n
+  UNION
+  MATCH (n:ConsolidationRun {tenant: $tenant}) RETURN n
+}
 CALL (n) {
   DETACH DELETE n
 } IN TRANSACTIONS OF 2000 ROWS

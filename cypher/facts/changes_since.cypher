@@ -7,9 +7,9 @@
 :param since => datetime('2026-03-01T00:00:00Z');
 :param limit => 50;
 CALL () {
-  MATCH (f:Fact {tenant: $tenant}) WHERE f.at >= $since RETURN f
+  MATCH (f:Memory:Fact {tenant: $tenant}) WHERE f.at >= $since RETURN f
   UNION
-  MATCH (f:Fact {tenant: $tenant}) WHERE f.recorded_at >= $since RETURN f
+  MATCH (f:Memory:Fact {tenant: $tenant}) WHERE f.recorded_at >= $since RETURN f
 }
 OPTIONAL MATCH (f)-[:SUPERSEDES]->(prev:Fact)
 RETURN f.id AS id, f.subject AS subject, f.predicate AS predicate, f.object AS object, f.polarity AS polarity,

@@ -6,7 +6,7 @@
 :param tenant => 'demo';
 :param slot => COLLECT { MATCH (f:Fact {tenant: 'demo', subject: 'maya', predicate: 'lives_in'}) RETURN f.slot LIMIT 1 }[0];
 :param known_at => null;
-MATCH (f:Fact {slot: $slot})
+MATCH (f:Memory:Fact {slot: $slot})
 WHERE f.tenant = $tenant AND ($known_at IS NULL OR f.recorded_at <= $known_at)
 WITH f ORDER BY f.at ASC, f.recorded_at ASC, f.id ASC
 WITH collect(f) AS chain

@@ -8,12 +8,12 @@
 :param slot => COLLECT { MATCH (f:Fact {tenant: 'demo', subject: 'maya', predicate: 'lives_in'}) RETURN f.slot LIMIT 1 }[0];
 :param at => datetime('2026-03-01T00:00:00Z');
 :param known_at => null;
-MATCH (f:Fact {slot: $slot})
+MATCH (f:Memory:Fact {slot: $slot})
 WHERE f.tenant = $tenant
   AND ($at IS NULL OR f.at <= $at)
   AND ($known_at IS NULL OR f.recorded_at <= $known_at)
 WITH f ORDER BY f.at DESC, f.recorded_at DESC, f.id DESC LIMIT 1
-OPTIONAL MATCH (later:Fact {slot: $slot})
+OPTIONAL MATCH (later:Memory:Fact {slot: $slot})
 WHERE later.tenant = $tenant AND later.at > f.at
   AND ($known_at IS NULL OR later.recorded_at <= $known_at)
 WITH f, min(later.at) AS valid_to

@@ -6,7 +6,7 @@
 :param tenant => 'demo';
 :param slots => [];
 UNWIND $slots AS slot
-MATCH (f:Fact {slot: slot})-[:DERIVED_FROM]->(e:Episode)
+MATCH (f:Memory:Fact {slot: slot})-[:DERIVED_FROM]->(e:Episode)
 WHERE f.tenant = $tenant AND e.tenant = $tenant
 WITH DISTINCT e
 CALL (e) {

@@ -8,7 +8,7 @@
 :param slots => [];
 UNWIND $slots AS slot
 CALL (slot) {
-  MATCH (f:Fact {slot: slot})
+  MATCH (f:Memory:Fact {slot: slot})
   WHERE f.tenant = $tenant
   WITH f ORDER BY f.at ASC, f.recorded_at ASC, f.id ASC
   WITH collect(f) AS chain

@@ -3,7 +3,6 @@
 // params: $tenant (string)
 // returns: id, props (map)
 :param tenant => 'demo';
-MATCH (r:ConsolidationRun)
-WHERE r.tenant = $tenant
+MATCH (r:ConsolidationRun {tenant: $tenant})
 RETURN r.id AS id, properties(r) AS props
 ORDER BY id

@@ -6,7 +6,7 @@
 // returns: episodes (count refreshed)
 :param tenant => 'demo';
 :param ids => null;
-MATCH (e:Episode {tenant: $tenant})
+MATCH (e:Memory:Episode {tenant: $tenant})
 WHERE coalesce(e.origin, 'record') = 'record' AND ($ids IS NULL OR e.id IN $ids)
 CALL (e) {
   OPTIONAL MATCH (e)<-[:DERIVED_FROM]-(g:Fact)

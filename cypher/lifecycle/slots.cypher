@@ -3,7 +3,7 @@
 // params: $tenant (string)
 // returns: slot
 :param tenant => 'demo';
-MATCH (f:Fact {tenant: $tenant})
+MATCH (f:Memory:Fact {tenant: $tenant})
 WHERE f.slot IS NOT NULL
 RETURN DISTINCT f.slot AS slot
 ORDER BY slot

@@ -6,5 +6,5 @@
 CALL () { MATCH (m:Memory {tenant: $tenant}) RETURN count(m) AS memories }
 CALL () { MATCH (e:Entity {tenant: $tenant}) RETURN count(e) AS entities }
 CALL () { MATCH (t:Tombstone {tenant: $tenant}) RETURN count(t) AS tombstones }
-CALL () { MATCH (r:ConsolidationRun) WHERE r.tenant = $tenant RETURN count(r) AS runs }
+CALL () { MATCH (r:ConsolidationRun {tenant: $tenant}) RETURN count(r) AS runs }
 RETURN memories, entities, tombstones, runs

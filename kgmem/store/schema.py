@@ -8,12 +8,20 @@ from ..errors import SchemaError
 from . import cypher
 from .session import Store
 
-# the indexes and constraints kgmem creates (the constraints' backing indexes carry the same names)
-EXPECTED = (
-    "memory_key", "entity_key", "tombstone_key", "memory_embedding", "memory_text", "entity_names",
-    "memory_tenant_at", "memory_slot", "memory_valid_to", "memory_recorded_at", "memory_stream",
-    "memory_content_key", "memory_subject",
-)
+# the indexes and constraints kgmem creates (the constraints' backing indexes carry the same names), with
+# the properties each covers: an index found under one of these names with other properties (an older
+# definition) is dropped and created again
+EXPECTED_PROPERTIES = {
+    "memory_key": ["tenant", "id"], "entity_key": ["tenant", "key"], "tombstone_key": ["tenant", "id"],
+    "memory_embedding": ["embedding"], "memory_text": ["text"], "entity_names": ["name", "alias_text"],
+    "memory_tenant_at": ["tenant", "at"], "memory_slot": ["slot"], "memory_valid_to": ["tenant", "valid_to"],
+    "memory_recorded_at": ["tenant", "recorded_at"], "memory_stream": ["tenant", "stream", "at"],
+    "memory_content_key": ["tenant", "content_key"], "memory_subject": ["tenant", "subject", "predicate"],
+    "memory_tenant": ["tenant"], "entity_tenant": ["tenant"], "tombstone_tenant": ["tenant"],
+    "run_tenant": ["tenant"],
+}
+EXPECTED = tuple(EXPECTED_PROPERTIES)
+CONSTRAINTS = {"memory_key", "entity_key", "tombstone_key"}
 
 
 def schema_statements() -> list[str]:
@@ -22,6 +30,11 @@ def schema_statements() -> list[str]:
 
 def apply(store: Store, *, timeout: float = 300.0) -> list[dict]:
     """Create what is missing, then block until all kgmem indexes are ONLINE. Returns the index list."""
+    stale = [r["name"] for r in store.read("admin/index_states")
+             if r["name"] in EXPECTED_PROPERTIES and r["name"] not in CONSTRAINTS
+             and r["properties"] != EXPECTED_PROPERTIES[r["name"]]]
+    for name in stale:  # an index kept under its name from an older definition
+        store.auto_commit("admin/drop_stale_index", index_name=name)
     for name in schema_statements():
         store.auto_commit(name)
     return wait_online(store, timeout=timeout)

@@ -192,6 +192,13 @@ class Store:
             finally:
                 tx.rollback()
 
+    def explain(self, name: str, params: dict) -> dict:
+        """The plan Neo4j would use for a named statement (EXPLAIN: nothing runs)."""
+        q = cypher.load(name)
+        with mapped_errors(self.connection.uri):
+            result = self._driver.execute_query("EXPLAIN " + q.text, to_params(params), database_=self.database)
+        return result.summary.plan
+
     def auto_commit(self, name: str, **params: Any) -> list[dict]:
         """Schema statements must run outside an explicit transaction."""
         q = _checked(name, params)

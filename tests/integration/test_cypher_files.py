@@ -11,7 +11,7 @@ from ..conftest import FIXTURES
 
 NAMES = cypher.names()
 # schema statements are applied by every session; CALL ... IN TRANSACTIONS cannot run inside a transaction
-AUTO_COMMIT = {n for n in NAMES if n.startswith("schema/")} | {"admin/delete_tenant"}
+AUTO_COMMIT = {n for n in NAMES if n.startswith("schema/")} | {"admin/delete_tenant", "admin/drop_stale_index"}
 # dropping a live index is exercised by `kgmem init --rebuild-indexes` tests, not by pasting
 SKIP = {"admin/drop_vector_index", "admin/drop_text_index"}
 
