@@ -472,6 +472,12 @@ def _born_in(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return out
 
 
+@_rule("call_me", r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<obj>(?-i:[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2}))\W*$")
+def _call_me(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
+    """ "(Actually,) call me Alicia" — the name the user wants to go by. """
+    return [c.candidate(m, c.user, "name", pattern="call_me")]
+
+
 @_rule("age", rf"""^(?:{_IM}\s+(?:now\s+)?|i\s+(?:just\s+)?turned\s+)(?P<obj>\d{{1,3}})
         (?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\W*$""")
 def _age(m: re.Match[str], c: _Ctx) -> list[_Candidate]:

@@ -481,3 +481,14 @@ def test_long_inputs_stay_fast(text):
 def test_objects_that_start_like_question_words_are_kept(text, obj):
     facts = compile_facts(text)
     assert [f.object for f in facts] == [obj]
+
+
+@pytest.mark.parametrize("text,name", [("Actually, call me Alicia.", "Alicia"), ("Call me Tom", "Tom"),
+                                       ("Please just call me Mary Ann", "Mary Ann")])
+def test_call_me_names_the_user(text, name):
+    assert [(f.predicate, f.object) for f in compile_facts(text)] == [("name", name)]
+
+
+@pytest.mark.parametrize("text", ["Please call me when you land", "call me back tomorrow"])
+def test_call_me_as_a_request_is_not_a_name(text):
+    assert [f for f in compile_facts(text) if f.predicate == "name"] == []
