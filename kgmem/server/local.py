@@ -180,14 +180,14 @@ def _java_major(java: str) -> int | None:
     return int(m.group(2)) if major == 1 and m.group(2) else major
 
 
-def find_java() -> str:
-    """A Java 17 or 21 runtime: JAVA_HOME, then PATH, then /usr/lib/jvm/*."""
+def find_java(jvm_root: Path = Path("/usr/lib/jvm")) -> str:
+    """A Java 17 or 21 runtime: JAVA_HOME, then PATH, then ``jvm_root``/*."""
     candidates: list[str] = []
     if os.environ.get("JAVA_HOME"):
         candidates.append(str(Path(os.environ["JAVA_HOME"]) / "bin" / "java"))
     if shutil.which("java"):
         candidates.append(shutil.which("java"))
-    for jvm in sorted(Path("/usr/lib/jvm").glob("*")) if Path("/usr/lib/jvm").exists() else []:
+    for jvm in sorted(jvm_root.glob("*")) if jvm_root.exists() else []:
         candidates.append(str(jvm / "bin" / "java"))
     seen = []
     for c in candidates:

@@ -1,0 +1,113 @@
+"""`kgmem server` on a second, throwaway local Neo4j (own data directory and ports): start is idempotent,
+status tells the truth, a taken port is a clear error, stop ends only the process it started."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+from kgmem import server
+from kgmem.errors import ServerError
+
+BOLT, HTTP = 7697, 7484
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    if os.environ.get("NEO4J_URI") or not (_free(BOLT) and _free(HTTP)):
+        pytest.skip("needs the local-server setup and free ports 7697/7484")
+    home = tmp_path_factory.mktemp("kgmem-home")
+    env = {**os.environ, "KGMEM_HOME": str(home), "KGMEM_BOLT_PORT": str(BOLT), "KGMEM_HTTP_PORT": str(HTTP),
+           "KGMEM_NEO4J_HEAP": "512m", "KGMEM_NEO4J_PAGECACHE": "256m"}
+    env.pop("NEO4J_URI", None)
+    yield env
+    subprocess.run([sys.executable, "-m", "kgmem", "server", "stop"], env=env, capture_output=True, timeout=120)
+
+
+def _kgmem(env, *args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "kgmem", *args], env=env, capture_output=True, text=True,
+                          timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def test_start_twice_gives_one_server_then_stop(scratch):
+    first = _kgmem(scratch, "server", "start", "--json")
+    info = json.loads(first.stdout)
+    assert info["state"] == "running" and info["already_running"] is False
+    assert info["bolt_port"] == BOLT and info["version"].startswith("5.26")
+    again = json.loads(_kgmem(scratch, "server", "start", "--json").stdout)
+    assert again["already_running"] is True and again["pid"] == info["pid"]
+
+    status = json.loads(_kgmem(scratch, "server", "status", "--json").stdout)
+    assert status["state"] == "running" and status["pid"] == info["pid"]
+    assert status["data_dir"].startswith(scratch["KGMEM_HOME"])
+
+    # the NEO4J_* lines it prints work, and the Browser answers
+    lines = dict(line.split("=", 1) for line in _kgmem(scratch, "server", "start").stdout.split())
+    assert lines["NEO4J_URI"] == f"bolt://127.0.0.1:{BOLT}"
+    from neo4j import GraphDatabase
+
+    with GraphDatabase.driver(lines["NEO4J_URI"], auth=(lines["NEO4J_USERNAME"], lines["NEO4J_PASSWORD"])) as d:
+        assert d.execute_query("RETURN 1 AS one").records[0]["one"] == 1
+    with urllib.request.urlopen(f"http://127.0.0.1:{HTTP}/browser/", timeout=10) as resp:
+        assert resp.status == 200
+
+    stopped = json.loads(_kgmem(scratch, "server", "stop", "--json").stdout)
+    assert stopped["was_running"] is True and stopped["state"] == "stopped"
+    assert json.loads(_kgmem(scratch, "server", "status", "--json").stdout)["state"] == "stopped"
+    assert _free(BOLT)
+
+
+def test_a_taken_port_is_a_clear_error(scratch, tmp_path):
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        port = blocker.getsockname()[1]
+        env = {**scratch, "KGMEM_BOLT_PORT": str(port)}
+        proc = _kgmem(env, "server", "start", check=False)
+    assert proc.returncode == 1
+    assert f"port {port}" in proc.stderr and "--bolt-port" in proc.stderr
+
+
+def test_stop_leaves_other_processes_alone(scratch, tmp_path):
+    """A pid file naming some other process is not obeyed."""
+    settings = server.ServerSettings.from_env()
+    settings.home = tmp_path / "neo4j"
+    (settings.home / "run").mkdir(parents=True)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        settings.pid_file.write_text(f"{sleeper.pid}\n")
+        result = server.stop(settings)
+        assert result["was_running"] is False
+        assert sleeper.poll() is None  # still alive
+    finally:
+        sleeper.kill()
+
+
+def test_missing_java_is_named(monkeypatch, tmp_path):
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-java"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ServerError, match="Java 17 or 21") as err:
+        server.local.find_java(jvm_root=tmp_path / "jvm")
+    assert "openjdk-17-jre-headless" in str(err.value)
+
+
+def test_java_17_is_found_here():
+    import re as _re
+
+    java = server.local.find_java()
+    out = subprocess.run([java, "-version"], capture_output=True, text=True).stderr
+    assert _re.search(r'version "(17|21)', out), out
