@@ -168,7 +168,7 @@ def _wikiwhy(ctx: BenchContext) -> tuple[list[dict], dict]:
     sample = keys if ctx.quick else [keys[i] for i in ctx.rng(7).choice(len(keys), 2000, replace=False)]
     with ctx.memory_graph() as mg:
         t0 = time.perf_counter()
-        mg.ingest(records, infer_causes=False, batch_size=512)
+        mg.ingest(records, infer_causes=False)
         t_ingest = time.perf_counter() - t0
         w1 = w3 = v1 = v3 = abst = 0
         times = []

@@ -130,7 +130,7 @@ def _wikiwhy(ctx: BenchContext) -> dict:
     sample = keys[: 300 if ctx.quick else 1000]
     runs = {n: [] for n in ("kgmem recall", "flat vector", "flat BM25", "RRF(vector, BM25)")}
     with ctx.memory_graph() as mg:
-        mg.ingest(records, infer_causes=False, batch_size=512)
+        mg.ingest(records, infer_causes=False)
         for k in sample:
             q, rel = question[k], {f"ww{k}-c", f"ww{k}-e"}
             res = mg.recall(q, k=5, time_filters=False)

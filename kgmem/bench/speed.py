@@ -95,7 +95,7 @@ def run(ctx: BenchContext) -> dict:
         with ctx.memory_graph() as mg:
             ctx.log(f"N={n}: kgmem ingest")
             t0 = time.perf_counter()
-            report = mg.ingest(corpus.records, infer_causes=False, batch_size=512)
+            report = mg.ingest(corpus.records, infer_causes=False)
             t_ingest = time.perf_counter() - t0
             assert not report.errors, report.errors[:3]
             t0 = time.perf_counter()
@@ -182,7 +182,7 @@ def run(ctx: BenchContext) -> dict:
         t_embed1 = time.perf_counter() - t0
         with ctx.memory_graph() as mg:
             t0 = time.perf_counter()
-            mg.ingest(corpus.records, infer_causes=False, batch_size=512)
+            mg.ingest(corpus.records, infer_causes=False)
             t_ingest1 = time.perf_counter() - t0
     finally:
         torch.set_num_threads(threads)
@@ -198,7 +198,7 @@ def run(ctx: BenchContext) -> dict:
              "columns": ["N", "embedding only", "kgmem ingest", "ratio", "goal", "causal inference pass"],
              "rows": rows_ingest,
              "note": "kgmem ingest = validate, normalise, compile facts, extract entities, embed, write nodes, "
-                     "edges, slot and stream chains (one transaction per 512 records); normalising, embedding and "
+                     "edges, slot and stream chains (one transaction per 2,048 records); normalising, embedding and "
                      "writing overlap in three stages. Inference of causal links from words is a derived pass "
                      "after the write, timed separately. On this 2-core machine the embedder alone keeps both "
                      "cores busy and Neo4j (same machine) needs CPU for every commit (HNSW, fulltext and range "

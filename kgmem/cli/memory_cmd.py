@@ -39,7 +39,7 @@ def _batch_queries(path: str) -> list[tuple[int, dict]]:
 
 @click.command("ingest")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--batch-size", default=256, show_default=True, help="Records per write transaction.")
+@click.option("--batch-size", default=2048, show_default=True, help="Records per write transaction.")
 @click.option("--no-compile", is_flag=True, help="Do not compile facts from episode text.")
 @click.option("--silent", is_flag=True, help="No progress bar.")
 @click.option("--force", is_flag=True, help="Bring back records that were forgotten.")

@@ -28,7 +28,7 @@ from .prepare import Preparer, Row
 from .records import Record, parse_record, read_jsonl
 from .writer import BatchResult, link_causes, write_batch
 
-DEFAULT_BATCH = 256
+DEFAULT_BATCH = 2048  # one transaction per batch; bigger batches leave fewer, larger index segments
 Progress = Callable[[int, int], None]
 
 

@@ -1,0 +1,26 @@
+"""`kgmem bench --quick` completes: every suite runs end to end against the real server and writes its
+JSON, the Markdown report and the plots (the figures themselves are reported, not asserted)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.slow
+def test_bench_quick_runs_every_suite(cli_env, tmp_path):
+    out = tmp_path / "results"
+    proc = subprocess.run([sys.executable, "-m", "kgmem", "bench", "--quick", "--out", str(out)], env=cli_env,
+                          capture_output=True, text=True, timeout=2400)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    suites = {"ko", "graph", "retrieval", "speed"}
+    for name in suites:
+        data = json.loads((out / f"{name}.json").read_text())
+        assert data["status"] == "ok", data.get("error")
+        assert data["tables"] and all(t["rows"] for t in data["tables"])
+    report = (out / "REPORT.md").read_text()
+    assert all(f"`{name}`" in report for name in suites)
+    assert list(out.glob("*.png"))
