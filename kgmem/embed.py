@@ -56,6 +56,7 @@ class Embedder:
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
+        self._direct = self._direct_path()
 
     def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
         """Embed many texts: an (n, 384) float32 array of unit vectors."""
@@ -68,13 +69,58 @@ class Embedder:
             )
         return np.asarray(vecs, dtype=np.float32)
 
+    def _direct_path(self):
+        """A lean forward pass for one text: tokenizer → BERT → mean pooling → L2 norm, under inference mode.
+
+        ``SentenceTransformer.encode`` spends about as long on its batching machinery as on the model for a
+        single short question; this path skips it. It is used only if the model is the expected
+        Transformer → mean Pooling → Normalize stack and it reproduces ``encode`` on a probe sentence;
+        otherwise queries go through ``encode`` like everything else.
+        """
+        try:
+            import torch
+
+            modules = list(self._model)
+            transformer, pooling = modules[0], modules[1]
+            if len(modules) != 3 or type(modules[2]).__name__ != "Normalize" \
+                    or getattr(pooling, "pooling_mode", None) not in (None, "mean") \
+                    or not getattr(pooling, "pooling_mode_mean_tokens", True):
+                return None
+            bert, tokenizer = transformer.auto_model, self._model.tokenizer
+            max_length = int(self._model.max_seq_length)
+        except Exception:  # pragma: no cover - sentence-transformers internals moved
+            return None
+
+        def forward(text: str) -> np.ndarray:
+            with torch.inference_mode():
+                batch = tokenizer([text], return_tensors="pt", truncation=True, max_length=max_length)
+                tokens = bert(**batch).last_hidden_state
+                mask = batch["attention_mask"].unsqueeze(-1).to(tokens.dtype)
+                pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                vec = torch.nn.functional.normalize(pooled, p=2, dim=1)[0]
+            return vec.numpy().astype(np.float32)
+
+        probe = "Checkout crashed on Friday because the reconciler cached full invoices per request."
+        try:  # (called from __init__: nothing else holds the lock yet)
+            same = np.allclose(forward(probe), self.encode([probe])[0], atol=1e-5)
+        except Exception:  # pragma: no cover
+            return None
+        return forward if same else None
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """Embed one text now (no cache): the same vector as ``encode([text])[0]``, with less overhead."""
+        if self._direct is None:
+            return self.encode([text])[0]
+        with self._lock:
+            return self._direct(text)
+
     def encode_one(self, text: str) -> np.ndarray:
         """Embed one text (queries); recent queries are cached."""
         hit = self._cache.get(text)
         if hit is not None:
             self._cache.move_to_end(text)
             return hit
-        vec = self.encode([text])[0]
+        vec = self.encode_query(text)
         self._cache[text] = vec
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

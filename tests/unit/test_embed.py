@@ -1,0 +1,42 @@
+"""The embedder: offline all-MiniLM-L6-v2, 384-d unit vectors, and a one-text path equal to the batch path."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kgmem.embed import DIMENSIONS, MODEL_ID
+
+
+TEXTS = [
+    "why did checkout crash on Friday?",
+    "QX-7741",
+    "Ünïcödé and emoji 🙂 in a question — does it survive?",
+    "a" * 5,
+    " ".join(["the reconciler cached full invoices per request"] * 80),  # longer than max_seq_length
+]
+
+
+def test_vectors_are_384_d_unit_float32_and_name_their_model(embedder):
+    vecs = embedder.encode(TEXTS)
+    assert vecs.shape == (len(TEXTS), DIMENSIONS) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert MODEL_ID.startswith("sentence-transformers/all-MiniLM-L6-v2@gt-")
+
+
+def test_the_one_text_path_gives_the_batch_vector(embedder):
+    # the lean forward pass is in use for the shipped model, and it agrees with sentence-transformers
+    assert embedder._direct is not None
+    batch = embedder.encode(TEXTS)
+    for text, expected in zip(TEXTS, batch):
+        got = embedder.encode_query(text)
+        assert got.dtype == np.float32 and got.shape == (DIMENSIONS,)
+        assert np.allclose(got, expected, atol=1e-5), text[:40]
+
+
+def test_encode_one_caches_what_encode_query_computes(embedder):
+    text = "what did we decide about pricing? (cache probe)"
+    embedder._cache.pop(text, None)
+    first = embedder.encode_one(text)
+    assert text in embedder._cache
+    assert embedder.encode_one(text) is first
+    assert np.allclose(first, embedder.encode([text])[0], atol=1e-5)
