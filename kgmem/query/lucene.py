@@ -3,6 +3,10 @@
 Every Lucene special character is escaped, boolean operator words are lower-cased so they stay words,
 and the terms are OR-ed (Lucene's default), so "zx9q error" finds memories containing either token with
 BM25 ranking. User text never becomes query syntax.
+
+Question words and auxiliaries ("why", "did", "what", "does", ...) are dropped: the index's English analyser
+keeps them, and in a store of notes they match every other question-shaped memory ("why did the team ...")
+while saying nothing about the subject. A question made only of such words keeps them.
 """
 
 from __future__ import annotations
@@ -12,6 +16,11 @@ import re
 _SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
 _TOKEN = re.compile(r"[\w][\w\-.:/@#']*", re.UNICODE)
 _OPERATORS = {"AND", "OR", "NOT", "TO"}
+QUESTION_WORDS = frozenset((
+    "why", "what", "what's", "whats", "who", "who's", "whom", "whose", "when", "when's", "where", "where's",
+    "which", "how", "how's", "did", "does", "do", "didn't", "doesn't", "don't", "was", "were", "has", "have",
+    "had", "can", "could", "would", "should", "is", "are", "am",
+))
 
 
 def escape(term: str) -> str:
@@ -19,11 +28,19 @@ def escape(term: str) -> str:
 
 
 def terms(text: str, max_terms: int = 32) -> list[str]:
-    """Tokens of the text (ids like ERR-4411 and v2.3.1 stay whole), without trailing punctuation."""
+    """Tokens of the text (ids like ERR-4411 and v2.3.1 stay whole), without trailing punctuation and
+    without question words (unless nothing else is left)."""
+    out = _terms(text, max_terms, skip=QUESTION_WORDS)
+    return out or _terms(text, max_terms, skip=frozenset())
+
+
+def _terms(text: str, max_terms: int, skip: frozenset[str]) -> list[str]:
     out: list[str] = []
     for m in _TOKEN.finditer(text):
         tok = m.group(0).rstrip(".:/'-")
         if not tok:
+            continue
+        if tok.casefold() in skip:
             continue
         if tok.upper() in _OPERATORS and tok.isupper():
             tok = tok.lower()

@@ -1,0 +1,30 @@
+"""User text → a safe Lucene query for the fulltext channel (pure function)."""
+
+from __future__ import annotations
+
+from kgmem.query.lucene import escape, terms, to_query
+
+
+def test_special_characters_are_escaped_and_never_become_syntax():
+    assert escape('a+b-(c)"d*e?f:g\\h/i') == 'a\\+b\\-\\(c\\)\\"d\\*e\\?f\\:g\\\\h\\/i'
+    # syntax around words is dropped, operators stay words, inner punctuation is escaped inside a phrase
+    assert to_query('title:"x" OR (y) AND z*') == "title x or y and z"
+    assert to_query("host:db-1") == '"host\\:db\\-1"'
+
+
+
+def test_ids_stay_whole_and_are_searched_as_phrases():
+    assert terms("what is ERR-4411 about v2.3.1?") == ["ERR-4411", "about", "v2.3.1"]
+    assert to_query("ERR-4411") == '"ERR\\-4411"'
+
+
+def test_question_words_are_dropped_unless_nothing_else_is_left():
+    assert to_query("Why did the catalog fail on Friday?") == "the catalog fail on Friday"
+    assert to_query("what's the zx9q error") == "the zx9q error"
+    assert to_query("why?") == "why"
+    assert to_query("   ") is None
+
+
+def test_terms_are_deduplicated_and_capped():
+    assert terms("disk disk full full") == ["disk", "full"]
+    assert len(terms(" ".join(f"w{i}" for i in range(100)), max_terms=32)) == 32
