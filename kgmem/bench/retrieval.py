@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..query.abstain import AbstainPolicy, decide, identifier_tokens
 from ..query.fusion import rrf
-from .graph_memory import FIXTURES, WIKIWHY, Flat, _jsonl, _pct
+from .graph_memory import FIXTURES, WIKIWHY, Flat, _jsonl, _pct, wikiwhy_missing
 from .runner import BenchContext, suite
 
 
@@ -149,7 +149,10 @@ def run(ctx: BenchContext) -> dict:
     runs, raw = _fixture_runs(ctx)
     scores = {name: _score(rs) for name, rs in runs.items()}
     policy, calib = _calibrate(raw)
-    ww = _wikiwhy(ctx)
+    missing = wikiwhy_missing()
+    if missing:
+        ctx.log(f"WikiWhy skipped: {missing['rows'][0][0]}")
+    ww = None if missing else _wikiwhy(ctx)
     tables = [
         {"title": "fixtures/recall: two tenants, 72 answerable (exact tokens, entities, time, semantic) and 22 "
                   "unanswerable questions", "columns": COLUMNS,
@@ -163,6 +166,7 @@ def run(ctx: BenchContext) -> dict:
                   _row("grid-searched, held-out folds", calib["held_out"])],
          "note": f"objective: right − 2 × confidently wrong. Best on all data: {calib['all_data_policy']}; "
                  f"per fold: {calib['fold_policies']}."},
+        missing or
         {"title": f"WikiWhy: {ww['_memories']:,} memories, {ww['_n']:,} questions (relevant: the pair's cause or effect)",
          "columns": COLUMNS, "rows": [_row(n, s) for n, s in ww.items() if not n.startswith("_")]},
     ]

@@ -24,3 +24,17 @@ def test_bench_quick_runs_every_suite(cli_env, tmp_path):
     report = (out / "REPORT.md").read_text()
     assert all(f"`{name}`" in report for name in suites)
     assert list(out.glob("*.png"))
+
+
+@pytest.mark.slow
+def test_bench_without_the_wikiwhy_dataset_skips_that_part_and_says_how_to_fix_it(cli_env, tmp_path):
+    out = tmp_path / "results"
+    env = dict(cli_env, KGMEM_WIKIWHY=str(tmp_path / "no-wikiwhy-here"))
+    proc = subprocess.run([sys.executable, "-m", "kgmem", "bench", "--quick", "--suite", "graph", "--out", str(out)],
+                          env=env, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((out / "graph.json").read_text())
+    assert data["status"] == "ok", data.get("error")
+    skipped = [t for t in data["tables"] if t["title"] == "WikiWhy: skipped"]
+    assert skipped and "KGMEM_WIKIWHY" in skipped[0]["rows"][0][0]
+    assert "wikiwhy" not in data["figures"] and "supersession" in data["figures"]
