@@ -122,13 +122,18 @@ class Memory(StructuredNode):
     derivations = RelationshipFrom("Memory", "DERIVED_FROM", model=DerivedFrom, cardinality=ZeroOrMore)
 
 
-class Episode(Memory):
-    """A raw observation (``:Memory:Episode``), append-only. Consolidated merges carry the merge fields."""
+class Span:
+    """What consolidation records on a memory that stands for several (a merge or a pattern summary)."""
 
-    __label__ = "Episode"
     first_at = DateTime()
     last_at = DateTime()
     occurrences = IntegerProperty()
+
+
+class Episode(Memory, Span):
+    """A raw observation (``:Memory:Episode``), append-only. Consolidated merges carry the span fields."""
+
+    __label__ = "Episode"
 
 
 class Fact(Memory):
@@ -144,15 +149,12 @@ class Fact(Memory):
     version = IntegerProperty()
 
 
-class Summary(Memory):
+class Summary(Memory, Span):
     """A pattern summary made by consolidation (``:Memory:Summary``), DERIVED_FROM every source."""
 
     __label__ = "Summary"
     pattern = StringProperty()
     weekday = StringProperty()
-    first_at = DateTime()
-    last_at = DateTime()
-    occurrences = IntegerProperty()
 
 
 class Tombstone(StructuredNode):
