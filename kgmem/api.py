@@ -81,6 +81,40 @@ class MemoryGraph(LifecycleMixin):
         other._schema_ready = self._schema_ready
         return other
 
+    # ------------------------------------------------------------------ the connection and the statements
+
+    def verify(self) -> dict:
+        """Check now that the database answers (raises :class:`DatabaseUnavailable` at once if it does not):
+        {address, agent, protocol}."""
+        return self.store.verify()
+
+    def server_components(self) -> list[dict]:
+        """The Neo4j server's components: [{name, version, edition}]."""
+        return self.store.read("admin/server_components")
+
+    @property
+    def connection(self):
+        """Where this graph is: uri, database, and where the settings came from (``origin``)."""
+        return self.store.connection
+
+    @staticmethod
+    def statements() -> list:
+        """Every Cypher statement kgmem runs (``cypher/``), as :class:`kgmem.store.cypher.Query` objects."""
+        from .store import cypher
+
+        return cypher.all_queries()
+
+    @staticmethod
+    def statement(name: str):
+        """One statement of ``cypher/`` by name (``"why/roots"``); :class:`NotFoundError` for an unknown one."""
+        from .store import cypher
+
+        try:
+            return cypher.load(name)
+        except KeyError:
+            raise NotFoundError(f"no Cypher statement named '{name}'",
+                                fix="run `kgmem cypher --list` for the names") from None
+
     # ------------------------------------------------------------------ schema
 
     def init(self, *, rebuild_indexes: bool = False) -> list[dict]:
@@ -116,14 +150,10 @@ class MemoryGraph(LifecycleMixin):
                          vocabulary=self.vocabulary, batch_size=batch_size, compile_text=compile_facts,
                          progress=progress, force=force)
         if infer_causes and report.ids:
-            by_tenant: dict[str, list[str]] = {}
-            for tenant, mem_id in zip(report.tenants, report.ids):
-                by_tenant.setdefault(tenant, []).append(mem_id)
-            for tenant, ids in by_tenant.items():
-                links = _causal.infer_links(self.store, self.embedder, tenant, ids)
-                created = _causal.write_links(self.store, tenant, links)
-                report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
-                report.linked += created
+            links = _causal.infer_links(self.store, self.embedder, self.tenant, report.ids)
+            created = _causal.write_links(self.store, self.tenant, links)
+            report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
+            report.linked += created
         return report
 
     def infer_causes(self, *, rebuild: bool = True) -> dict:
@@ -144,7 +174,7 @@ class MemoryGraph(LifecycleMixin):
         if mem_id is None:  # unchanged: the same record is already stored
             from .ingest.records import parse_record
 
-            mem_id = parse_record(record, default_tenant=self.tenant).id
+            mem_id = parse_record(record, tenant=self.tenant).id
         return self.get(mem_id)
 
     # ------------------------------------------------------------------ reading one memory

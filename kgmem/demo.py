@@ -26,9 +26,9 @@ def run(mg: MemoryGraph, echo=click.echo) -> dict:
     """Ingest the demo story (idempotent) and print the answers. Returns them for tests."""
     if not DEMO_FILE.exists():
         raise FileNotFoundError(f"demo data not found at {DEMO_FILE} (run from a kgmem checkout)")
-    conn = mg.store.connection
+    conn = mg.connection
     echo(f"kgmem demo — Neo4j at {conn.uri} ({conn.origin}), tenant '{mg.tenant}'")
-    server = mg.store.read("admin/server_components")
+    server = mg.server_components()
     echo(f"server: {', '.join(c['name'] + ' ' + c['version'] for c in server)}")
     import json
 

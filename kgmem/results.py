@@ -21,6 +21,19 @@ def iso(t: dt.datetime | None) -> str | None:
     return s.replace("+00:00", "Z")
 
 
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def from_epoch(ts: list[int] | None) -> dt.datetime | None:
+    """[epoch seconds, nanoseconds] (how the recall statements return times) → aware UTC datetime (µs)."""
+    return None if ts is None else _EPOCH + dt.timedelta(seconds=ts[0], microseconds=ts[1] // 1000)
+
+
+def cosine(normalised: float | None) -> float | None:
+    """Neo4j's vector scores (index and ``vector.similarity.cosine``) are (1 + cos) / 2: back to cos."""
+    return None if normalised is None else 2.0 * normalised - 1.0
+
+
 # ---------------------------------------------------------------------------- ingest
 
 
@@ -38,7 +51,6 @@ class IngestReport:
     edges: dict[str, int] = field(default_factory=lambda: {"caused_by": 0, "inferred_caused_by": 0, "next": 0,
                                                              "supersedes": 0, "mentions": 0, "derived_from": 0})
     ids: list[str] = field(default_factory=list)  # created record ids, in write order
-    tenants: list[str] = field(default_factory=list)  # the tenant of each id
 
     def to_dict(self) -> dict:
         return {
@@ -180,6 +192,19 @@ class Hit:
     polarity: bool | None = None
     context: list[dict] = field(default_factory=list)
     causes: int | None = field(default=None, repr=False)  # recorded causes, when the query saw them (for why)
+    origin: str | None = field(default=None, repr=False)  # record / compiled / consolidated
+    valid_to: dt.datetime | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_record(cls, rec: dict) -> "Hit":
+        """The one formatter from a recall statement's hit map (kgmem/query/eligibility.py HIT_MAP) to a hit;
+        ranking fields (score, confident, channels) are set by recall."""
+        return cls(
+            id=rec["id"], text=rec["text"], at=from_epoch(rec["at_ts"]), score=0.0, confident=False, current=True,
+            channels={}, kind=rec["kind"], similarity=cosine(rec["similarity"]), subject=rec["subject"],
+            predicate=rec["predicate"], object=rec["object"], polarity=rec["polarity"], causes=rec["causes"],
+            origin=rec["origin"], valid_to=from_epoch(rec["valid_to_ts"]),
+        )
 
     def to_dict(self) -> dict:
         d = {

@@ -1,15 +1,19 @@
 // name: recall/details
-// What a hit shows: text, times, kind, fact fields, how many recorded causes it has (for why) and the cosine
-// of the question to it (for abstention), for the fused ids, in the tenant only.
+// What a hit shows, for fused ids that the candidates statement did not describe, in the tenant only: the
+// hit map of kgmem/query/eligibility.py (the same as recall/candidates' details).
 // params: $tenant (string), $ids (list of strings), $vector (list of 384 floats)
-// returns: id, text, at, kind, origin, subject, predicate, object, polarity, valid_to, stream, recorded_at, user,
-//          causes, similarity
+// returns: hit (map: id, text, at_ts, kind, origin, subject, predicate, object, polarity, valid_to_ts, stream,
+//          user, causes, similarity)
 :param tenant => 'demo';
 :param ids => ['img-root'];
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})
-RETURN m.id AS id, m.text AS text, m.at AS at, m.kind AS kind, m.origin AS origin, m.subject AS subject, m.predicate AS predicate,
-       m.object AS object, m.polarity AS polarity, m.valid_to AS valid_to, m.stream AS stream,
-       m.recorded_at AS recorded_at, m.user AS user, COUNT { (m)-[:CAUSED_BY]->(:Memory) } AS causes,
-       CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END AS similarity
+RETURN
+// [[[cog from kgmem.query.eligibility import cog_hit_map; cog_hit_map('  ', ' AS hit') ]]]
+{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,
+ subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,
+ valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,
+ stream: m.stream, user: m.user, causes: COUNT { (m)-[:CAUSED_BY]->(:Memory) },
+ similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END} AS hit
+// [[[end]]]

@@ -15,12 +15,15 @@
 MATCH (m:Memory {tenant: $tenant})
 WHERE m.at >= coalesce($start, datetime('0001-01-01T00:00:00Z'))
   AND m.at < coalesce($end, $at, datetime('9999-12-31T00:00:00Z'))
+  // [[[cog from kgmem.query.eligibility import cog_where; cog_where('m', '  ', tenant=False, continued=True) ]]]
   AND m.merged_into IS NULL
   AND ($user IS NULL OR m.user = $user)
   AND ($kinds IS NULL OR m.kind IN $kinds)
-  AND (
-    ($at IS NULL AND ($include_superseded OR m.valid_to IS NULL))
-    OR ($at IS NOT NULL AND m.at <= $at AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at))
-  )
+  AND ($start IS NULL OR m.at >= $start)
+  AND ($end IS NULL OR m.at < $end)
+  AND (($at IS NULL AND ($include_superseded OR m.valid_to IS NULL))
+       OR ($at IS NOT NULL AND m.at <= $at
+           AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at)))
+  // [[[end]]]
 WITH m LIMIT $limit
 RETURN count(m) AS eligible

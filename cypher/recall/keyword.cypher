@@ -18,14 +18,16 @@
 CALL db.index.fulltext.queryNodes('memory_text', $lucene, {limit: $fetch}) YIELD node, score
 WITH collect({m: node, score: score}) AS rows
 RETURN size(rows) AS fetched,
-       [row IN rows WHERE row.m.tenant = $tenant AND row.m.merged_into IS NULL
+       [row IN rows WHERE
+          // [[[cog from kgmem.query.eligibility import cog_where; cog_where('row.m', '          ') ]]]
+          row.m.tenant = $tenant
+          AND row.m.merged_into IS NULL
           AND ($user IS NULL OR row.m.user = $user)
           AND ($kinds IS NULL OR row.m.kind IN $kinds)
           AND ($start IS NULL OR row.m.at >= $start)
           AND ($end IS NULL OR row.m.at < $end)
-          AND (
-            ($at IS NULL AND ($include_superseded OR row.m.valid_to IS NULL))
-            OR ($at IS NOT NULL AND row.m.at <= $at
-                AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at))
-          )
+          AND (($at IS NULL AND ($include_superseded OR row.m.valid_to IS NULL))
+               OR ($at IS NOT NULL AND row.m.at <= $at
+                   AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at)))
+          // [[[end]]]
         | {id: row.m.id, score: row.score}][0..$k] AS hits

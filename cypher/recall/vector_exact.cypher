@@ -16,16 +16,17 @@
 :param include_superseded => false;
 :param kinds => null;
 MATCH (m:Memory {tenant: $tenant})
-WHERE m.merged_into IS NULL
+WHERE m.embedding IS NOT NULL
+  // [[[cog from kgmem.query.eligibility import cog_where; cog_where('m', '  ', tenant=False, continued=True) ]]]
+  AND m.merged_into IS NULL
   AND ($user IS NULL OR m.user = $user)
   AND ($kinds IS NULL OR m.kind IN $kinds)
   AND ($start IS NULL OR m.at >= $start)
   AND ($end IS NULL OR m.at < $end)
-  AND (
-    ($at IS NULL AND ($include_superseded OR m.valid_to IS NULL))
-    OR ($at IS NOT NULL AND m.at <= $at AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at))
-  )
-  AND m.embedding IS NOT NULL
+  AND (($at IS NULL AND ($include_superseded OR m.valid_to IS NULL))
+       OR ($at IS NOT NULL AND m.at <= $at
+           AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at)))
+  // [[[end]]]
 WITH m, vector.similarity.cosine(m.embedding, $vector) AS score
 RETURN m.id AS id, score
 ORDER BY score DESC, id ASC

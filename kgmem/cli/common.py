@@ -40,7 +40,7 @@ def open_graph(uri, user, password, database, tenant, **kwargs):
     mg = MemoryGraph(uri, auth=(user, password) if (user or password) else None, database=database,
                      tenant=tenant, **kwargs)
     try:
-        mg.store.verify()  # fail fast (exit 3) instead of retrying a server that is not there
+        mg.verify()  # fail fast (exit 3) instead of retrying a server that is not there
     except Exception:
         mg.close()
         raise

@@ -8,13 +8,11 @@ from pathlib import Path
 
 import click
 
-from ..api_lifecycle import LifecycleMixin
 from ..errors import InputError
 from ..results import iso
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph
 
 # The methods are called through the mixin so the commands work whether or not MemoryGraph includes it yet.
-_L = LifecycleMixin
 
 
 def _plain(value):
@@ -41,7 +39,7 @@ def forget(memory_id, uri, user, password, database, tenant, as_json) -> None:
     mentions any more are removed, and a tombstone (id, content key, time; no content) remains.
     """
     with open_graph(uri, user, password, database, tenant) as mg:
-        out = _L.forget(mg, memory_id)
+        out = mg.forget(memory_id)
     if as_json:
         emit_json(_plain(out))
         return
@@ -67,7 +65,7 @@ def gc(dry_run, now, ttls, uri, user, password, database, tenant, as_json) -> No
     (defaults). Expired memories go through the same propagation as `kgmem forget`.
     """
     with open_graph(uri, user, password, database, tenant) as mg:
-        out = _L.gc(mg, dry_run=dry_run, now=now, ttls=",".join(ttls) if ttls else None)
+        out = mg.gc(dry_run=dry_run, now=now, ttls=",".join(ttls) if ttls else None)
     if as_json:
         emit_json(_plain({k: v for k, v in out.items() if k != "report"}))
         return
@@ -93,7 +91,7 @@ def consolidate(dry_run, threshold, min_cluster, pattern_threshold, decay, uri, 
     params = {k: v for k, v in dict(threshold=threshold, min_cluster=min_cluster,
                                     pattern_threshold=pattern_threshold, decay=decay).items() if v is not None}
     with open_graph(uri, user, password, database, tenant) as mg:
-        out = _L.consolidate(mg, dry_run=dry_run, **params)
+        out = mg.consolidate(dry_run=dry_run, **params)
     if as_json:
         emit_json(_plain(out))
         return
@@ -116,7 +114,7 @@ def export(file, uri, user, password, database, tenant, as_json) -> None:
     """Export the tenant as deterministic JSONL ('-' writes to stdout): every memory (without embeddings),
     entity, edge with its properties, tombstone and consolidation run."""
     with open_graph(uri, user, password, database, tenant) as mg:
-        out = _L.export(mg, sys.stdout if file == "-" else file)
+        out = mg.export(sys.stdout if file == "-" else file)
     if file == "-":
         return
     if as_json:
@@ -137,7 +135,7 @@ def import_(file, uri, user, password, database, tenant, as_json) -> None:
     if not Path(file).exists():
         raise InputError(f"no such file: {file}", fix="check the path")
     with open_graph(uri, user, password, database, tenant) as mg:
-        out = _L.import_jsonl(mg, file)
+        out = mg.import_jsonl(file)
     if as_json:
         emit_json(_plain(out))
     else:
@@ -155,7 +153,7 @@ def rebuild(manifest_path, uri, user, password, database, tenant, as_json) -> No
     """Recompute every derived artefact (embeddings, compiled facts, slot and NEXT chains, inferred causes,
     summaries) from the record memories and compare the manifests before and after."""
     with open_graph(uri, user, password, database, tenant) as mg:
-        out = _L.rebuild(mg, manifest_path)
+        out = mg.rebuild(manifest_path)
     if as_json:
         emit_json(_plain(out))
         return

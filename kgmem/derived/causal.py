@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..embed import Embedder
+from ..results import cosine
 from ..store import Store
 from ..query.filters import build_filters
 from ..query.recall import RecallOptions, recall
@@ -98,7 +99,7 @@ def infer_links(store: Store, embedder: Embedder, tenant: str, ids: list[str],
                 vec = embedder.encode_one(cl.clause)  # cached: recall just embedded the same clause
                 for r in store.read("derived/stream_candidates", tenant=tenant, stream=row["stream"],
                                     before=row["at"], vector=vec.tolist(), limit=policy.stream_window)[:3]:
-                    scored.append((r["id"], 2 * r["score"] - 1, policy.stream_bonus))
+                    scored.append((r["id"], cosine(r["score"]), policy.stream_bonus))
             for cause_id, sim, bonus in scored:
                 if cause_id == row["id"]:
                     continue

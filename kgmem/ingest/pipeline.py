@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
-from collections import defaultdict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,25 +73,22 @@ class Ingestor:
             now: dt.datetime | None = None) -> IngestReport:
         report = IngestReport()
         recorded_at = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
-        by_tenant: dict[str, list[_Item]] = defaultdict(list)
+        items: list[_Item] = []
         for line, obj in iter_source(source):
             report.read += 1
             if isinstance(obj, InputError):
                 report.errors.append({"line": line, "error": obj.without_line()})
                 continue
             try:
-                rec = parse_record(obj, line=line, default_tenant=tenant, now=recorded_at)
+                rec = parse_record(obj, line=line, tenant=tenant, now=recorded_at)
             except InputError as e:
                 report.errors.append({"line": line, "error": e.without_line()})
                 continue
-            by_tenant[rec.tenant].append(_Item(line, rec))
+            items.append(_Item(line, rec))
 
-        total = sum(len(v) for v in by_tenant.values())
-        done = 0
-        for t, items in by_tenant.items():
-            fresh = self._select_fresh(t, items, report)
-            fresh = self._check_causes(t, fresh, report)
-            done = self._write(t, fresh, report, recorded_at, progress, done, total)
+        fresh = self._select_fresh(tenant, items, report)
+        fresh = self._check_causes(tenant, fresh, report)
+        self._write(tenant, fresh, report, recorded_at, progress, 0, len(items))
         report.errors.sort(key=lambda e: (e["line"] is None, e["line"] or 0))
         report.linked = report.edges["caused_by"] + report.edges["next"]
         return report
@@ -248,7 +244,6 @@ class Ingestor:
         report.created += sum(1 for r in rows if r.origin == "record")
         report.facts += sum(1 for r in rows if r.origin == "compiled")
         report.ids.extend(r.id for r in rows if r.origin == "record")
-        report.tenants.extend(tenant for r in rows if r.origin == "record")
         report.superseded += res.superseded
         report.entities += res.edges["mentions"]
         for k, v in res.edges.items():

@@ -125,9 +125,11 @@ def _str_list(obj: dict, name: str, line: int | None) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(v.strip() for v in value))
 
 
-def parse_record(obj: Any, *, line: int | None = None, default_tenant: str = "default",
-                 now: dt.datetime | None = None) -> Record:
-    """Validate one record (a dict) into a :class:`Record`."""
+def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.datetime | None = None) -> Record:
+    """Validate one record (a dict) into a :class:`Record` of ``tenant``, the graph's tenant.
+
+    The graph's tenant is authoritative: a record may repeat it in its ``tenant`` field, but a record that
+    names another tenant is refused (its line), never written there."""
     if not isinstance(obj, dict):
         raise InputError(f"expected a JSON object, got {type(obj).__name__}", line=line,
                          fix='write one object per line, like {"text": "..."}')
@@ -143,7 +145,11 @@ def parse_record(obj: Any, *, line: int | None = None, default_tenant: str = "de
         raise InputError(f"is {len(obj['text'])} characters long; the limit is {MAX_TEXT}", field="text",
                          line=line, fix="split it into several records")
     rid = _str(obj, "id", line, max_len=MAX_ID)
-    tenant = _str(obj, "tenant", line, max_len=200) or default_tenant
+    named = _str(obj, "tenant", line, max_len=200)
+    if named is not None and named != tenant:
+        raise InputError(f"names tenant '{named}', but this graph writes to tenant '{tenant}'", field="tenant",
+                         line=line, fix=f"drop the field (records go to the graph's tenant), or ingest it with "
+                                        f"--tenant {named} / MemoryGraph(tenant={named!r})")
 
     at_given = obj.get("at") is not None
     at = parse_time(obj["at"], line=line) if at_given else (now or dt.datetime.now(dt.timezone.utc))

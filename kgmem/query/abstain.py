@@ -63,15 +63,16 @@ def judge_hit(similarity: float | None, ranks: dict[str, int | None], query_iden
     return Judgement(False, f"cosine {sim:.2f} with only {len(agreeing)} channel(s) agreeing")
 
 
-def decide(hits: list[dict], query_idents: set[str], policy: AbstainPolicy) -> tuple[list[Judgement], bool, str | None]:
-    """Judge each hit ({similarity, ranks, text}); the answer abstains when its best hit is not confident."""
+def decide(hits: list, query_idents: set[str], policy: AbstainPolicy) -> tuple[list[Judgement], bool, str | None]:
+    """Judge each hit (a :class:`~kgmem.results.Hit`: similarity, channels, text); the answer abstains when its
+    best hit is not confident."""
     if not hits:
         return [], True, "no eligible memory matched"
-    judgements = [judge_hit(h["similarity"], h["ranks"], query_idents, h["text"], policy) for h in hits]
+    judgements = [judge_hit(h.similarity, h.channels, query_idents, h.text, policy) for h in hits]
     top = judgements[0]
     if top.confident and len(hits) > 1 and "cosine" in top.why and "channels" not in top.why:
-        s1 = hits[0]["similarity"] or 0.0
-        s2 = hits[1]["similarity"] or 0.0
+        s1 = hits[0].similarity or 0.0
+        s2 = hits[1].similarity or 0.0
         if s1 < policy.strong and s1 - s2 < policy.min_gap:
             judgements[0] = Judgement(False, f"top two hits tie (cosine {s1:.2f} vs {s2:.2f})")
     if not judgements[0].confident:

@@ -6,19 +6,20 @@
 * keyword — Lucene BM25 from the fulltext index over the escaped words of the question. Lucene's BM25 is
   the channel's ranking; rank-bm25 is not used here (it serves the flat-BM25 baseline in ``kgmem bench``,
   which scores a tenant's memories on their own).
-* entity — entities whose whole name (or an alias) occurs in the question → memories mentioning them,
-  ranked by how many they mention, then by cosine (an entity filter on the vector ranking).
+* entity — entities whose whole name occurs in the question (the one matcher, written in
+  :mod:`kgmem.query.eligibility` and expanded into the statements) → memories mentioning them, ranked by
+  how many they mention, then by cosine (an entity filter on the vector ranking).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..normalize import entity_key, looks_like_a_name
+from ..normalize import entity_key
+from ..results import cosine
 from ..store import Store
 from . import lucene
 from .filters import Filters
@@ -79,7 +80,7 @@ def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch
         n = store.read("recall/eligible_count", limit=EXACT_LIMIT + 1, **filters.params())[0]["eligible"]
         if n <= EXACT_LIMIT:
             hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params()) if n else []
-            return Candidates("vector", [h["id"] for h in hits], [2 * h["score"] - 1 for h in hits],
+            return Candidates("vector", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
                               {"tries": [{"exact": True, "eligible": n, "kept": len(hits)}], "score": "cosine"})
     hits, tries = _widening(store, "recall/vector", k, overfetch, initial_fetch=initial_fetch, vector=v,
                             **filters.params())
@@ -87,7 +88,7 @@ def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch
         # the tenant's eligible memories are a small part of a large index: scan them exactly
         hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params())
         tries.append({"exact": True, "kept": len(hits)})
-    return Candidates("vector", [h["id"] for h in hits], [2 * h["score"] - 1 for h in hits],
+    return Candidates("vector", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
                       {"tries": tries, "score": "cosine"})
 
 
@@ -102,64 +103,24 @@ def keyword(store: Store, text: str, filters: Filters, k: int, *, overfetch: int
                       {"lucene": query, "tries": tries, "score": "bm25"})
 
 
-_WORD = re.compile(r"[\w][\w\-.'@#]*")
-
-
-def _words(text: str) -> set[str]:
-    words = {re.sub(r"['’]s$", "", w) for w in _WORD.findall(text)}
-    return {entity_key(w) for w in words} - {""}
-
-
-def resolve_entities(store: Store, text: str, tenant: str) -> list[dict]:
-    """Entities of the tenant whose name or an alias occurs whole in the question."""
-    query = lucene.to_query(text)
-    if query is None:
-        return []
-    q_key = " " + entity_key(re.sub(r"['’]s\b", "", text)) + " "
-    q_words = _words(text)
-    found = []
-    for row in store.read("recall/entities", lucene=query, tenant=tenant, fetch=25):
-        for name in [row["name"], *(row["aliases"] or [])]:
-            key = entity_key(name)
-            if not key:
-                continue
-            # the whole (normalised) name must appear in the question, as words; and it must be a name:
-            # seen name-like in the memories, or written name-like in the question ("Checkout" at the
-            # start of sentences is a common word, not an entity)
-            if not (f" {key} " in q_key or (" " not in key and key in q_words)):
-                continue
-            if row["named_mentions"] > 0 or looks_like_a_name(name, text):
-                found.append({"key": row["key"], "name": row["name"], "matched": name,
-                              "named_mentions": row["named_mentions"]})
-                break
-    return found
-
-
 MAX_ENTITY_MENTIONS = 300  # broader entities say little and cost a cosine per mention
 
 
 def entity(store: Store, text: str, vec: np.ndarray, filters: Filters, k: int) -> Candidates:
-    ents = resolve_entities(store, text, filters.tenant)
-    if not ents:
-        return Candidates("entity", [], [], {"entities": []})
-    rows = store.read("recall/entity_memories", keys=[e["key"] for e in ents], vector=vec.tolist(),
-                      max_mentions=MAX_ENTITY_MENTIONS, k=k, **filters.params())
-    return Candidates("entity", [r["id"] for r in rows], [2 * r["score"] - 1 for r in rows],
-                      {"entities": ents, "score": "entities matched, then cosine"})
+    """The entity channel alone (``recall/entity``: the same matcher and rule as ``recall/candidates``)."""
+    q_key, named = question_keys(text)
+    row = store.read("recall/entity", lucene=lucene.to_query(text), question_key=q_key, named_keys=named,
+                     max_mentions=MAX_ENTITY_MENTIONS, vector=vec.tolist(), depth=k, **filters.params())[0]
+    return _entity_candidates(row["entity"], row["entities"])
+
+
+def _entity_candidates(hits: list[dict], entities: list[dict]) -> Candidates:
+    return Candidates("entity", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
+                      {"entities": entities, "score": "entities matched, then cosine"})
 
 
 # ---------------------------------------------------------------------------- all channels at once
 
-_UTC = dt.timezone.utc
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=_UTC)
-
-
-def from_epoch(d: dict) -> dict:
-    """at_ts / valid_to_ts ([epoch seconds, nanoseconds]) → at / valid_to (aware UTC datetimes, µs)."""
-    for key in ("at", "valid_to"):
-        ts = d.pop(f"{key}_ts", None)
-        d[key] = None if ts is None else _EPOCH + dt.timedelta(seconds=ts[0], microseconds=ts[1] // 1000)
-    return d
 
 _NAME_TOKEN = re.compile(r"[\w][\w\-.'@#]*")
 
@@ -200,7 +161,7 @@ def all_channels(store: Store, vec: np.ndarray, text: str, filters: Filters, dep
     row = store.read("recall/candidates", vector=vec.tolist(), vector_fetch=v_fetch, lucene=lucene_q,
                      keyword_fetch=k_fetch, question_key=q_key, named_keys=named,
                      max_mentions=MAX_ENTITY_MENTIONS, depth=depth, **filters.params())[0]
-    details = {d["id"]: from_epoch(d) for d in row["details"]}
+    details = {d["id"]: d for d in row["details"]}
     found: dict[str, Candidates] = {}
     if "vector" in channels:
         hits = row["vector"]
@@ -210,7 +171,7 @@ def all_channels(store: Store, vec: np.ndarray, text: str, filters: Filters, dep
             found["vector"] = vector(store, vec, filters, depth, initial_fetch=min(MAX_FETCH, v_fetch * 4))
             found["vector"].detail["tries"] = tries + found["vector"].detail["tries"]
         else:
-            found["vector"] = Candidates("vector", [h["id"] for h in hits], [2 * h["score"] - 1 for h in hits],
+            found["vector"] = Candidates("vector", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
                                          {"tries": tries, "score": "cosine"})
     if "keyword" in channels:
         hits = row["keyword"] if lucene_q else []
@@ -224,6 +185,5 @@ def all_channels(store: Store, vec: np.ndarray, text: str, filters: Filters, dep
                                           {"lucene": lucene_q, "tries": tries, "score": "bm25"})
     if "entity" in channels:
         hits = row["entity"]
-        found["entity"] = Candidates("entity", [h["id"] for h in hits], [2 * h["score"] - 1 for h in hits],
-                                     {"entities": row["entities"], "score": "entities matched, then cosine"})
+        found["entity"] = _entity_candidates(hits, row["entities"])
     return AllChannels(found, details)

@@ -12,6 +12,7 @@ import datetime as dt
 from dataclasses import dataclass, replace
 
 from ..results import iso
+from .eligibility import PARAMS
 from .timeparse import parse_time_filter
 
 
@@ -27,11 +28,9 @@ class Filters:
     time_phrase: str | None = None
 
     def params(self) -> dict:
-        """The filter parameters every channel statement takes (same names in every cypher/recall file)."""
-        return {
-            "tenant": self.tenant, "user": self.user, "start": self.start, "end": self.end, "at": self.at,
-            "include_superseded": self.include_superseded, "kinds": list(self.kinds) if self.kinds else None,
-        }
+        """The eligibility rule's parameters (:data:`~kgmem.query.eligibility.PARAMS`), as every recall
+        statement takes them."""
+        return {name: (list(v) if isinstance(v := getattr(self, name), tuple) else v) for name in PARAMS}
 
     def to_dict(self) -> dict:
         return {

@@ -76,44 +76,38 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
     missing = [f.id for f in top if f.id not in details]
     if missing:
         t = time.perf_counter()
-        details.update({r["id"]: r for r in store.read("recall/details", tenant=filters.tenant, ids=missing,
-                                                        vector=vec.tolist())})
+        details.update({r["hit"]["id"]: r["hit"] for r in store.read("recall/details", tenant=filters.tenant,
+                                                                      ids=missing, vector=vec.tolist())})
         timings["details_ms"] = (time.perf_counter() - t) * 1000
 
-    rows, seen_text = [], {}
+    hits: list[Hit] = []
+    seen_text: dict[tuple, Hit] = {}
     for f in top:
-        d = details.get(f.id)
-        if d is None:
+        rec = details.get(f.id)
+        if rec is None:
             continue
-        sim = d["similarity"]
-        row = {"fused": f, "d": d, "similarity": None if sim is None else 2 * sim - 1, "ranks": f.ranks,
-               "text": d["text"]}
-        key = (clean_text(d["text"]).casefold(), d["at"])
+        hit = Hit.from_record(rec)
+        key = (clean_text(hit.text).casefold(), hit.at)
         if key in seen_text:
             # a fact compiled from an episode repeats its sentence: show it once, as the recorded memory,
             # at the better of the two ranks
             kept = seen_text[key]
-            if kept["d"]["origin"] == "compiled" and d["origin"] != "compiled":
-                kept.update(d=d, similarity=row["similarity"], text=d["text"])
+            if kept.origin == "compiled" and hit.origin != "compiled":
+                hit.score, hit.channels = kept.score, kept.channels
+                hits[hits.index(kept)] = seen_text[key] = hit
             continue
-        if len(rows) >= opts.k:
+        if len(hits) >= opts.k:
             continue
-        seen_text[key] = row
-        rows.append(row)
+        hit.score, hit.channels = f.score, {c: f.ranks.get(c) for c in CHANNELS}
+        hit.current = hit.valid_to is None or (filters.at is not None and hit.valid_to > filters.at)
+        seen_text[key] = hit
+        hits.append(hit)
 
     # equal fused scores (common after consolidation) break by cosine, not by id
-    rows.sort(key=lambda r: (-r["fused"].score, -(r["similarity"] if r["similarity"] is not None else -1.0)))
-    judgements, abstained, reason = decide(rows, identifier_tokens(query), opts.policy)
-    hits = []
-    for row, j in zip(rows, judgements):
-        d = row["d"]
-        hits.append(Hit(
-            id=d["id"], text=d["text"], at=d["at"], score=row["fused"].score, confident=j.confident,
-            current=d["valid_to"] is None or (filters.at is not None and d["valid_to"] > filters.at),
-            channels={c: row["ranks"].get(c) for c in CHANNELS}, kind=d["kind"], similarity=row["similarity"],
-            subject=d["subject"], predicate=d["predicate"], object=d["object"], polarity=d["polarity"],
-            causes=d.get("causes"),
-        ))
+    hits.sort(key=lambda h: (-h.score, -(h.similarity if h.similarity is not None else -1.0)))
+    judgements, abstained, reason = decide(hits, identifier_tokens(query), opts.policy)
+    for hit, j in zip(hits, judgements):
+        hit.confident = j.confident
     if opts.expand > 0 and hits:
         _attach_context(store, filters.tenant, hits, opts.expand)
     timings["total_ms"] = (time.perf_counter() - t0) * 1000
@@ -130,11 +124,11 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
             "policy": opts.policy.to_dict(),
             "channels": {name: c.to_dict() for name, c in found.items()},
             "fused": [{"id": f.id, "score": round(f.score, 6), "ranks": f.ranks} for f in fused[: depth]],
-            "judgements": [{"id": r["d"]["id"], "confident": j.confident, "why": j.why}
-                           for r, j in zip(rows, judgements)],
+            "judgements": [{"id": h.id, "confident": j.confident, "why": j.why}
+                           for h, j in zip(hits, judgements)],
             "cypher": {n: cypher.load(n).path.name for n in
                        ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword",
-                        "recall/entities", "recall/entity_memories", "recall/details")},
+                        "recall/entity", "recall/details")},
             "timings_ms": {k2: round(v, 2) for k2, v in timings.items()},
             "at": iso(dt.datetime.now(dt.timezone.utc)),
         }

@@ -271,14 +271,17 @@ def _port_free(port: int) -> bool:
 
 
 def _bolt_answers(settings: ServerSettings, password: str | None, timeout: float = 2.0) -> bool:
-    from neo4j import GraphDatabase
-    from neo4j.exceptions import Neo4jError, DriverError
+    """Bolt accepts our credentials (through the store, the one place that talks to the driver)."""
+    from ..config import Connection
+    from ..errors import KgmemError
+    from ..store import Store
 
     try:
-        with GraphDatabase.driver(settings.uri, auth=("neo4j", password or ""), connection_timeout=timeout) as d:
-            d.verify_connectivity()
+        with Store(Connection(settings.uri, "neo4j", password or "", origin="local-server"),
+                   connection_timeout=timeout) as store:
+            store.verify()
         return True
-    except (Neo4jError, DriverError, OSError):
+    except KgmemError:
         return False
 
 

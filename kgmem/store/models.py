@@ -198,5 +198,4 @@ RELATIONSHIP_CLASSES: dict[str, type[StructuredRel] | None] = {
 
 def bind(store: Store) -> None:
     """Point neomodel at ``store``'s driver and database (kgmem's connection, auth and database)."""
-    db.set_connection(driver=store._driver)
-    db._database_name = store.database  # None: the server's default database
+    store.bind_neomodel()

@@ -110,8 +110,8 @@ class Tx:
     def __init__(self, tx: neo4j.ManagedTransaction):
         self._tx = tx
 
-    def run(self, name: str, **params: Any) -> list[dict]:
-        q = _checked(name, params)
+    def run(self, statement_: str, /, **params: Any) -> list[dict]:
+        q = _checked(statement_, params)
         return [_record_dict(r) for r in self._tx.run(q.text, to_params(params))]
 
 
@@ -128,7 +128,7 @@ def _checked(name: str, params: dict) -> cypher.Query:
 class Store:
     """A connection to one Neo4j database. Thread-safe; share one per process."""
 
-    def __init__(self, connection: Connection, *, max_pool: int = 16):
+    def __init__(self, connection: Connection, *, max_pool: int = 16, connection_timeout: float = 10):
         self.connection = connection
         self.database = connection.database
         with mapped_errors(connection.uri):
@@ -137,7 +137,7 @@ class Store:
                 auth=connection.auth,
                 max_connection_pool_size=max_pool,
                 connection_acquisition_timeout=30,
-                connection_timeout=10,
+                connection_timeout=connection_timeout,
                 max_transaction_retry_time=8,
                 notifications_min_severity="OFF",
             )
@@ -149,11 +149,15 @@ class Store:
 
     # ------------------------------------------------------------------ running statements
 
-    def read(self, name: str, **params: Any) -> list[dict]:
-        return self._execute(name, params, RoutingControl.READ)
+    # The statement is named by ``statement_`` (positional only, trailing underscore as in the driver's own
+    # ``execute_query(query_, ...)``), so every other keyword is a query parameter: any ``$name`` is free.
 
-    def write(self, name: str, **params: Any) -> list[dict]:
-        return self._execute(name, params, RoutingControl.WRITE)
+    def read(self, statement_: str, /, **params: Any) -> list[dict]:
+        """Run the named statement as a read (routed to a reader on a cluster)."""
+        return self._execute(statement_, params, RoutingControl.READ)
+
+    def write(self, statement_: str, /, **params: Any) -> list[dict]:
+        return self._execute(statement_, params, RoutingControl.WRITE)
 
     def _execute(self, name: str, params: dict, routing: RoutingControl) -> list[dict]:
         q = _checked(name, params)
@@ -199,9 +203,9 @@ class Store:
             result = self._driver.execute_query("EXPLAIN " + q.text, to_params(params), database_=self.database)
         return result.summary.plan
 
-    def auto_commit(self, name: str, **params: Any) -> list[dict]:
+    def auto_commit(self, statement_: str, /, **params: Any) -> list[dict]:
         """Schema statements must run outside an explicit transaction."""
-        q = _checked(name, params)
+        q = _checked(statement_, params)
         with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
             return [_record_dict(r) for r in s.run(q.text, to_params(params))]
 
@@ -215,6 +219,14 @@ class Store:
                 ).records
                 out[key] = rec[0]["value"]
         return out
+
+    def bind_neomodel(self) -> None:
+        """Point neomodel at this store's driver and database, through neomodel's public configuration
+        (``DATABASE_NAME``, read by ``db.set_connection(driver=...)``); None means the server's default."""
+        from neomodel import db, get_config
+
+        get_config().database_name = self.database
+        db.set_connection(driver=self._driver)
 
     def verify(self) -> dict:
         with mapped_errors(self.connection.uri):

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from kgmem.bench import runner
-from kgmem.bench.ko_paper import (
+from kgmem_bench import runner
+from kgmem_bench.ko_paper import (
     ATTRIBUTES,
     PAPER_T7,
     FlatVectorRAG,

@@ -2,7 +2,7 @@
 
 A suite is a function ``run(ctx: BenchContext) -> dict`` registered with :func:`suite`::
 
-    from kgmem.bench import suite
+    from kgmem_bench import suite
 
     @suite("speed", title="Write and read latency")
     def run(ctx):
@@ -12,8 +12,8 @@ A suite is a function ``run(ctx: BenchContext) -> dict`` registered with :func:`
                 "figures": {...},                # raw numbers, kept in bench/results/<suite>.json
                 "plots": [{"file": "speed_latency.png", "kind": "line", ...}]}
 
-Suites live in ``kgmem/bench/<name>.py`` and are discovered automatically. Run them with
-``kgmem bench --suite NAME [--quick]`` or ``python -m kgmem.bench --suite NAME [--quick]``; results go to
+Suites live in ``bench/kgmem_bench/<name>.py`` and are discovered automatically. Run them with
+``kgmem bench --suite NAME [--quick]`` or ``python -m kgmem_bench --suite NAME [--quick]``; results go to
 ``bench/results/<suite>.json``, ``bench/results/REPORT.md`` and ``bench/results/*.png``.
 """
 

@@ -11,8 +11,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from ..query.abstain import AbstainPolicy, decide, identifier_tokens
-from ..query.fusion import rrf
+from kgmem.query.abstain import AbstainPolicy, decide, identifier_tokens
+from kgmem.query.fusion import rrf
 from .graph_memory import FIXTURES, WIKIWHY, Flat, _jsonl, _pct, wikiwhy_missing
 from .runner import BenchContext, suite
 
@@ -54,17 +54,16 @@ def _fixture_runs(ctx: BenchContext) -> tuple[dict, list[dict]]:
     with ctx.memory_graph() as base:
         tenants = {t: f"{base.tenant}-{t}" for t in by_tenant}
         ctx.tenants.extend(tenants.values())
-        for r in records:
-            r = dict(r)
-        base.ingest([{**r, "tenant": tenants[r.get("tenant", "default")]} for r in records])
+        for name, tenant in tenants.items():  # one ingest per tenant: the graph's tenant is authoritative
+            base.for_tenant(tenant).ingest([{k: v for k, v in r.items() if k != "tenant"} for r in records
+                                            if r.get("tenant", "default") == name])
         for q in questions:
             g = base.for_tenant(tenants[q["tenant"]])
             res = g.recall(q["query"], k=5, now=q.get("now"))
             rel = set(q.get("relevant", []))
             runs["kgmem recall"].append({"kind": q["kind"], "relevant": rel, "top": res.hits[0].id if res.hits else None,
                                          "abstained": res.abstained})
-            raw.append({"q": q, "hits": [{"id": h.id, "similarity": h.similarity, "ranks": h.channels, "text": h.text}
-                                          for h in res.hits]})
+            raw.append({"q": q, "hits": list(res.hits)})
             flat = flats[q["tenant"]]
             v, b = flat.vector_rank(q["query"]), flat.bm25_rank(q["query"])
             fused = rrf({"vector": v[:50], "bm25": b[:50]})
@@ -81,7 +80,7 @@ def _rejudge(raw: list[dict], policy: AbstainPolicy) -> list[dict]:
         q, hits = item["q"], item["hits"]
         _, abstained, _ = decide(hits, identifier_tokens(q["query"]), policy)
         out.append({"kind": q["kind"], "relevant": set(q.get("relevant", [])),
-                    "top": hits[0]["id"] if hits else None, "abstained": abstained})
+                    "top": hits[0].id if hits else None, "abstained": abstained})
     return out
 
 

@@ -14,7 +14,7 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..derived import causal
+from kgmem.derived import causal
 from .corpus import generate
 from .runner import BenchContext, suite
 
@@ -39,7 +39,7 @@ def _settle(ctx: BenchContext, max_wait: float = 180.0) -> float:
     """Wait until the local Neo4j is quiet after a large ingest (Lucene merges, checkpoints), so latency is
     measured on an idle server rather than beside background work; returns the seconds waited. With a
     remote server (NEO4J_URI) it waits a fixed 20 s."""
-    from .. import server
+    from kgmem import server
 
     t0 = time.perf_counter()
     info = server.status()

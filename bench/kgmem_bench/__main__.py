@@ -1,4 +1,4 @@
-"""``python -m kgmem.bench [--suite NAME ...] [--quick] [--out DIR] [--trials N] [--seed S] [--list]``."""
+"""``python -m kgmem_bench [--suite NAME ...] [--quick] [--out DIR] [--trials N] [--seed S] [--list]``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from .runner import DEFAULT_OUT, available_suites, main_cli, rerender
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kgmem.bench", description="Run kgmem benchmark suites.")
+    parser = argparse.ArgumentParser(prog="python -m kgmem_bench", description="Run kgmem benchmark suites.")
     parser.add_argument("--suite", action="append", default=[], metavar="NAME",
                         help="suite to run (repeatable; default: all)")
     parser.add_argument("--quick", action="store_true", help="fewer trials and smaller sizes")

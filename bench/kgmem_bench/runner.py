@@ -76,12 +76,12 @@ def suite(name: str, *, title: str | None = None, description: str = "") -> Call
 
 
 def discover() -> dict[str, Suite]:
-    """Import every module of ``kgmem.bench`` (each registers its suites) and return the registry."""
-    package = importlib.import_module("kgmem.bench")
+    """Import every module of ``kgmem_bench`` (each registers its suites) and return the registry."""
+    package = importlib.import_module("kgmem_bench")
     for info in pkgutil.iter_modules(package.__path__):
         if info.name in _NOT_SUITES or info.name.startswith("_"):
             continue
-        full = f"kgmem.bench.{info.name}"
+        full = f"kgmem_bench.{info.name}"
         if full in sys.modules:
             continue
         try:

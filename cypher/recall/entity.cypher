@@ -1,0 +1,53 @@
+// name: recall/entity
+// Entity channel alone (used when a time window runs the channels apart): the entities the question names
+// (the entity matcher) → eligible memories mentioning them, by entities matched, then cosine. The matcher
+// and the eligibility rule are expanded from kgmem/query/eligibility.py, the same text as in
+// recall/candidates.
+// params: $lucene (string or null), $question_key (string), $named_keys (list of strings), $max_mentions (int),
+//         $vector (list of 384 floats), $depth (int), $tenant (string), $user (string or null),
+//         $start (datetime or null), $end (datetime or null), $at (datetime or null),
+//         $include_superseded (bool), $kinds (list of strings or null)
+// returns: entities (list of {key, name}), entity (list of {id, score}, best first) — always one row
+:param lucene => 'ravi onboarding';
+:param question_key => ' what did ravi say about onboarding ';
+:param named_keys => ['ravi'];
+:param max_mentions => 300;
+:param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
+:param depth => 20;
+:param tenant => 'demo';
+:param user => null;
+:param start => null;
+:param end => null;
+:param at => null;
+:param include_superseded => false;
+:param kinds => null;
+// [[[cog from kgmem.query.eligibility import cog_entity_channel; cog_entity_channel() ]]]
+CALL () {
+  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($lucene, 'kgmem-no-keyword-query'), {limit: 25})
+  YIELD node AS e
+  WITH e WHERE e IS NOT NULL AND $lucene IS NOT NULL AND e.tenant = $tenant
+    AND $question_key CONTAINS (' ' + e.key + ' ')
+    AND (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
+    AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions
+  RETURN collect(DISTINCT e) AS ents
+}
+CALL (ents) {
+  UNWIND ents AS e
+  MATCH (e)<-[:MENTIONS]-(m:Memory)
+  WHERE m.tenant = $tenant
+        AND m.merged_into IS NULL
+        AND ($user IS NULL OR m.user = $user)
+        AND ($kinds IS NULL OR m.kind IN $kinds)
+        AND ($start IS NULL OR m.at >= $start)
+        AND ($end IS NULL OR m.at < $end)
+        AND (($at IS NULL AND ($include_superseded OR m.valid_to IS NULL))
+             OR ($at IS NOT NULL AND m.at <= $at
+                 AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at)))
+  WITH m, count(DISTINCT e) AS matched
+  WITH m, matched, vector.similarity.cosine(m.embedding, $vector) AS score
+  ORDER BY matched DESC, score DESC, m.id ASC
+  LIMIT $depth
+  RETURN collect({id: m.id, score: score}) AS entity
+}
+// [[[end]]]
+RETURN [e IN ents | {key: e.key, name: e.name}] AS entities, entity

@@ -1,0 +1,140 @@
+"""The eligibility rule: which memories a query may see at all — the one source of it.
+
+Every recall statement applies the same rule before it ranks anything: the tenant; not merged into a
+consolidated memory; the user; the kinds; the valid-time window ``[start, end)``; the as-of time (a memory
+must exist by then and, unless superseded versions are asked for, still be valid then); current-only
+(superseded versions excluded unless ``include_superseded`` or an ``at`` is given).
+
+The rule is written once, here, as data. ``cypher/recall/*.cypher`` carry its expansion between cog markers
+(``// [[[cog ... ]]]`` … ``// [[[end]]]``); ``scripts/gen_cypher.py`` rewrites them, and ``tests/unit/test_cypher_generated.py`` fails when a committed expansion is stale. The parameter
+names of :class:`~kgmem.query.filters.Filters` come from :data:`PARAMS`, so a new filter is one edit here
+(plus its field in ``Filters``, which a test checks against this list).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One conjunct of the rule. ``cypher`` uses ``{m}`` for the memory and ``$name`` for its parameters."""
+
+    params: tuple[str, ...]
+    cypher: str
+    meaning: str
+
+
+CLAUSES: tuple[Clause, ...] = (
+    Clause(("tenant",), "{m}.tenant = $tenant", "the graph's tenant, always"),
+    Clause((), "{m}.merged_into IS NULL", "not merged into a consolidated memory"),
+    Clause(("user",), "($user IS NULL OR {m}.user = $user)", "the user, when given"),
+    Clause(("kinds",), "($kinds IS NULL OR {m}.kind IN $kinds)", "the kinds, when given"),
+    Clause(("start",), "($start IS NULL OR {m}.at >= $start)", "valid time from start (inclusive)"),
+    Clause(("end",), "($end IS NULL OR {m}.at < $end)", "valid time before end (exclusive)"),
+    Clause(("at", "include_superseded"),
+           "(($at IS NULL AND ($include_superseded OR {m}.valid_to IS NULL))\n"
+           " OR ($at IS NOT NULL AND {m}.at <= $at\n"
+           "     AND ($include_superseded OR {m}.valid_to IS NULL OR {m}.valid_to > $at)))",
+           "current only; as of $at: existed then and still valid then"),
+)
+
+# every parameter the rule takes, in a fixed order (the Filters fields that reach Cypher)
+PARAMS: tuple[str, ...] = tuple(dict.fromkeys(p for c in CLAUSES for p in c.params))
+
+
+def where(m: str = "m", indent: str = "", *, tenant: bool = True, continued: bool = False) -> str:
+    """The rule as a Cypher boolean expression over the node variable ``m``, one conjunct per line.
+
+    ``tenant=False`` leaves out the tenant conjunct for statements whose MATCH already pins the tenant
+    (``MATCH (m:Memory {tenant: $tenant})``), so the planner's index seek is not written twice;
+    ``continued`` starts with ``AND`` (the rule follows other conditions)."""
+    parts = [c.cypher.format(m=m) for c in CLAUSES if tenant or c.params != ("tenant",)]
+    lines: list[str] = []
+    for i, part in enumerate(parts):
+        for j, line in enumerate(part.split("\n")):
+            prefix = ("AND " if i or continued else "") if j == 0 else "    "
+            lines.append(indent + prefix + line)
+    return "\n".join(lines)
+
+
+def cog_where(m: str = "m", indent: str = "", *, tenant: bool = True, continued: bool = False) -> None:
+    """Called from the cog markers in cypher/recall/*.cypher: writes :func:`where` there."""
+    import cog  # provided by cogapp while it runs
+
+    cog.outl(where(m, indent, tenant=tenant, continued=continued))
+
+
+# ---------------------------------------------------------------------------- the entity matcher
+# Entities the question names: the tenant's entities found by the entity_names fulltext index for the
+# question's words whose whole key occurs in the question (as words: $question_key is the question's entity
+# key padded with spaces), and that are names: seen name-like in the memories (named_mentions) or written
+# like a name in the question ($named_keys). Entities mentioned by more than $max_mentions memories are too
+# broad to say anything. Yields ``ents`` (a list of entity nodes).
+ENTITY_MATCH = """\
+CALL () {
+  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($lucene, 'kgmem-no-keyword-query'), {limit: 25})
+  YIELD node AS e
+  WITH e WHERE e IS NOT NULL AND $lucene IS NOT NULL AND e.tenant = $tenant
+    AND $question_key CONTAINS (' ' + e.key + ' ')
+    AND (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
+    AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions
+  RETURN collect(DISTINCT e) AS ents
+}"""
+
+# The entity channel's memories: eligible memories mentioning the matched entities, by entities matched,
+# then cosine to the question; at most $depth. Yields ``entity`` (a list of {id, score}).
+ENTITY_MEMORIES = """\
+CALL (ents) {
+  UNWIND ents AS e
+  MATCH (e)<-[:MENTIONS]-(m:Memory)
+  WHERE {where}
+  WITH m, count(DISTINCT e) AS matched
+  WITH m, matched, vector.similarity.cosine(m.embedding, $vector) AS score
+  ORDER BY matched DESC, score DESC, m.id ASC
+  LIMIT $depth
+  RETURN collect({id: m.id, score: score}) AS entity
+}"""
+
+
+def entity_channel() -> str:
+    """The entity channel as two CALL subqueries (match the entities, then their eligible memories)."""
+    return ENTITY_MATCH + "\n" + ENTITY_MEMORIES.replace("{where}", where("m", "        ").lstrip())
+
+
+def cog_entity_channel() -> None:
+    import cog
+
+    cog.outl(entity_channel())
+
+
+# ---------------------------------------------------------------------------- what a hit shows
+# One map per hit, the same in recall/candidates and recall/details, read by one formatter
+# (kgmem.results.Hit.from_record): times as [epoch seconds, nanoseconds] (cheaper to decode on the hot path),
+# how many recorded causes it has (for why) and the normalised cosine of the question to it.
+HIT_MAP = (
+    "{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,\n"
+    " subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,\n"
+    " valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,\n"
+    " stream: m.stream, user: m.user, causes: COUNT { (m)-[:CAUSED_BY]->(:Memory) },\n"
+    " similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END}"
+)
+
+
+def cog_hit_map(indent: str = "", suffix: str = "") -> None:
+    import cog
+
+    lines = HIT_MAP.split("\n")
+    cog.outl("\n".join(indent + line for line in lines) + suffix)
+
+
+def regenerate(check: bool = False) -> int:
+    """Expand every cog block under cypher/ (``check``: only report whether they are up to date)."""
+    from pathlib import Path
+
+    from cogapp import Cog
+
+    root = Path(__file__).resolve().parents[2] / "cypher"
+    files = sorted(str(p) for p in root.rglob("*.cypher") if "[[[cog" in p.read_text(encoding="utf-8"))
+    args = ["cog", "--check" if check else "-r", *(["--verbosity=1"] if check else ["--verbosity=0"]), *files]
+    return Cog().main(args)
