@@ -626,10 +626,11 @@ def surgical(ctx: BenchContext) -> dict:
 def router(ctx: BenchContext) -> dict:
     try:
         from kgmem.router import DEFAULT_KIND, DEFAULT_USE_EMBEDDING, evaluate
-    except Exception as exc:  # the router is another helper's work; its absence must not stop the suite
+    except Exception as exc:  # the other experiments still run; the error fails the suite
         return {"tables": [{"title": "Table 6 — Router", "columns": ["status"], "rows": [["router: not available"]],
                             "note": f"`from kgmem.router import evaluate` failed: {type(exc).__name__}: {exc}"}],
-                "figures": {"router": "not available"}, "plots": []}
+                "figures": {"router": "not available"}, "plots": [],
+                "errors": [f"table6_router: `from kgmem.router import evaluate` failed: {type(exc).__name__}: {exc}"]}
     embeddings = (False,) if ctx.quick else (False, True)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -877,21 +878,24 @@ def run(ctx: BenchContext) -> dict:
         "Published figures are from *Mind the Gap: Why Neural Memory Fails Under Semantic Density* (§5); every "
         "other number was measured in this run with all-MiniLM-L6-v2 (d = 384). kgmem rows use the real store "
         f"(a fresh Neo4j tenant per trial). Mean ± sd over {ctx.trials} trial(s)."]}
+    out["errors"] = []
     ctx.embedder.encode(["warm up"])
     for name, fn in EXPERIMENTS:
         ctx.log(f"{name} ...")
         with ctx.timed(name):
             try:
                 part = fn(ctx)
-            except Exception as exc:
+            except Exception as exc:  # the other experiments still run; the runner marks the suite failed
                 import traceback
 
                 ctx.log(f"{name} failed: {exc}")
                 part = {"tables": [{"title": f"{name} — failed", "columns": ["error"],
                                     "rows": [[f"{type(exc).__name__}: {exc}"]], "note": None}],
-                        "figures": {name: {"error": traceback.format_exc()}}}
+                        "figures": {name: {"error": traceback.format_exc()}},
+                        "errors": [f"{name}: {traceback.format_exc()}"]}
         out["tables"] += part.get("tables", [])
         out["figures"].update(part.get("figures", {}))
         out["plots"] += part.get("plots", [])
+        out["errors"] += part.get("errors", [])
         ctx.log(f"{name} done in {ctx.durations[name]:.0f} s")
     return out

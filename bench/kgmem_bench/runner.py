@@ -7,6 +7,7 @@ Result shape every suite returns (all keys optional)::
       "figures": {...},   # any JSON-able raw numbers (means, sds, per-trial values, settings)
       "plots":   [plot spec],
       "notes":   [str],   # free text shown under the suite's heading
+      "errors":  [str],   # parts that raised (the suite carried on); any entry marks the suite failed
     }
 
 A plot spec is either rendered here (matplotlib, Agg backend)::
@@ -559,6 +560,10 @@ def run_suites(
         except Exception:
             status, error = "error", traceback.format_exc()
             ctx.log("FAILED:\n" + error)
+        errors = [str(e) for e in result.get("errors", []) or []]
+        if errors and status == "ok":  # a part failed and the suite went on: the run still failed
+            status, error = "error", "\n\n".join(errors)
+            ctx.log(f"FAILED: {len(errors)} part(s) raised:\n" + error)
         env = environment(ctx)
         ctx.close()
         plots = []
@@ -575,6 +580,7 @@ def run_suites(
             "description": spec.description,
             "status": status,
             "error": error,
+            "errors": errors,
             "quick": quick,
             "trials": ctx.trials,
             "seed": seed,

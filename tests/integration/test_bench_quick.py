@@ -1,5 +1,6 @@
 """`kgmem bench --quick` completes: every suite runs end to end against the real server and writes its
-JSON, the Markdown report and the plots (the figures themselves are reported, not asserted)."""
+JSON, the Markdown report and the plots (the figures themselves are reported, not asserted). A part of a
+suite that raises is recorded in the suite's ``errors`` (and the suite's status is then "error"): none may."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ def test_bench_quick_runs_every_suite(cli_env, tmp_path):
     for name in suites:
         data = json.loads((out / f"{name}.json").read_text())
         assert data["status"] == "ok", data.get("error")
+        assert data["errors"] == [], data["errors"]
+        assert not [t["title"] for t in data["tables"] if t["title"].endswith("— failed")]
         assert data["tables"] and all(t["rows"] for t in data["tables"])
     report = (out / "REPORT.md").read_text()
     assert all(f"`{name}`" in report for name in suites)
@@ -35,6 +38,7 @@ def test_bench_without_the_wikiwhy_dataset_skips_that_part_and_says_how_to_fix_i
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads((out / "graph.json").read_text())
     assert data["status"] == "ok", data.get("error")
+    assert data["errors"] == [], data["errors"]
     skipped = [t for t in data["tables"] if t["title"] == "WikiWhy: skipped"]
     assert skipped and "KGMEM_WIKIWHY" in skipped[0]["rows"][0][0]
     assert "wikiwhy" not in data["figures"] and "supersession" in data["figures"]

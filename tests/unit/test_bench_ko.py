@@ -185,3 +185,51 @@ def test_suite_decorator_rejects_bad_names():
 def test_json_cleaning():
     cleaned = runner._clean_nan({"a": float("nan"), "b": [1.0, float("inf")], "c": {"d": 2}})
     assert cleaned == {"a": None, "b": [1.0, None], "c": {"d": 2}}
+
+
+# --------------------------------------------------------------------------- failures are failures
+
+
+class _OfflineContext(runner.BenchContext):
+    """A context that needs neither the model nor the database."""
+
+    @property
+    def embedder(self):
+        class _Stub:
+            def encode(self, texts):
+                return np.zeros((len(texts), 4))
+
+        return _Stub()
+
+
+def test_ko_suite_records_an_experiment_that_raises_and_runs_the_others(monkeypatch):
+    from kgmem_bench import ko_paper
+
+    def broken(ctx):
+        raise RuntimeError("injected failure")
+
+    def fine(ctx):
+        return {"tables": [{"title": "fine", "columns": ["x"], "rows": [[1]]}], "figures": {"fine": 1}}
+
+    monkeypatch.setattr(ko_paper, "EXPERIMENTS", (("broken", broken), ("fine", fine)))
+    out = ko_paper.run(_OfflineContext(suite="ko", verbose=False))
+    assert len(out["errors"]) == 1 and out["errors"][0].startswith("broken: ")
+    assert "RuntimeError: injected failure" in out["errors"][0]
+    assert [t["title"] for t in out["tables"]] == ["broken — failed", "fine"]
+
+
+def test_a_suite_with_recorded_errors_fails_the_run(monkeypatch, tmp_path):
+    runner.discover()
+    monkeypatch.setattr(runner, "environment", lambda ctx=None: {})
+    monkeypatch.setitem(runner._REGISTRY, "zz-partial",
+                        runner.Suite("zz-partial", lambda ctx: {"tables": [], "errors": ["part: boom"]}, "Partial"))
+    monkeypatch.setitem(runner._REGISTRY, "zz-clean",
+                        runner.Suite("zz-clean", lambda ctx: {"tables": [{"title": "t", "columns": ["x"],
+                                                                          "rows": [[1]]}]}, "Clean"))
+    results = runner.run_suites(["zz-partial", "zz-clean"], out_dir=tmp_path, verbose=False)
+    assert results["zz-partial"]["status"] == "error" and results["zz-partial"]["errors"] == ["part: boom"]
+    assert "part: boom" in results["zz-partial"]["error"]
+    assert results["zz-clean"]["status"] == "ok" and results["zz-clean"]["errors"] == []
+    assert json.loads((tmp_path / "zz-partial.json").read_text())["status"] == "error"
+    assert runner.main_cli(["zz-clean"], quick=True, out=tmp_path) == 0
+    assert runner.main_cli(["zz-partial"], quick=True, out=tmp_path) == 1
