@@ -15,7 +15,18 @@ import pytest
 from kgmem import server
 from kgmem.errors import ServerError
 
-BOLT, HTTP = 7697, 7484
+
+
+def _free_ports(n: int) -> list[int]:
+    """``n`` distinct ports nothing listens on now (the kernel picks them: bind port 0, then release)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def _free(port: int) -> bool:
@@ -23,10 +34,11 @@ def _free(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
 
+BOLT, HTTP = _free_ports(2)
+
+
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    if os.environ.get("NEO4J_URI") or not (_free(BOLT) and _free(HTTP)):
-        pytest.skip("needs the local-server setup and free ports 7697/7484")
     home = tmp_path_factory.mktemp("kgmem-home")
     env = {**os.environ, "KGMEM_HOME": str(home), "KGMEM_BOLT_PORT": str(BOLT), "KGMEM_HTTP_PORT": str(HTTP),
            "KGMEM_NEO4J_HEAP": "512m", "KGMEM_NEO4J_PAGECACHE": "256m"}
