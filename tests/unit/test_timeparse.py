@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
-try:
-    from kgmem.query.timeparse import TimeFilter, parse_time_filter
-except ImportError:  # another kgmem module is mid-edit: load this one file on its own
-    _path = Path(__file__).resolve().parents[2] / "kgmem" / "query" / "timeparse.py"
-    _spec = importlib.util.spec_from_file_location("kgmem_timeparse_standalone", _path)
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules[_spec.name] = _mod  # dataclasses look their module up in sys.modules
-    _spec.loader.exec_module(_mod)
-    TimeFilter, parse_time_filter = _mod.TimeFilter, _mod.parse_time_filter
+from kgmem.query.timeparse import TimeFilter, parse_time_filter
 
 UTC = dt.timezone.utc
 
