@@ -8,8 +8,11 @@ Intents (see ``fixtures/router/README.md`` for the labelling rule):
 - ``history`` a fact's past values, as-of values or changes ("where did I live in 2023?")
 - ``none``    not a question for the memory (creative, explanatory, world knowledge, chit-chat)
 
-:meth:`Router.default` trains the shipped configuration on ``fixtures/router/train.jsonl`` once and
-caches the fitted pipeline in the kgmem cache directory, keyed by the training file's content, the
+:meth:`Router.default` is the shipped router: the default configuration fitted on
+``fixtures/router/train.jsonl`` by ``scripts/build_router.py`` and stored in the package as
+``kgmem/data/router.joblib`` with the training file's sha256 (its data version); ``ask`` only loads it and
+never trains. A router on another training file or configuration (``Router.default(train_path=...)``) is
+trained once and cached in the kgmem cache directory, keyed by the training file's content, the
 scikit-learn version and the router configuration. :func:`evaluate` reproduces the paper's Table 6 for
 this task: 10-fold stratified CV per classifier, plus accuracy on the adversarial set.
 """
@@ -55,6 +58,13 @@ DEFAULT_USE_EMBEDDING = True
 _SAVE_FORMAT = 1
 _REPO_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "router"
 _PACKAGE_FIXTURES = Path(__file__).resolve().parents[1] / "data" / "router"
+# The fitted default router, built by scripts/build_router.py from fixtures/router/train.jsonl.
+SHIPPED_PATH = Path(__file__).resolve().parents[1] / "data" / "router.joblib"
+
+
+def data_version(train_path: str | os.PathLike[str]) -> str:
+    """The data version of a training file: the sha256 of its bytes."""
+    return hashlib.sha256(Path(train_path).read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -131,6 +141,7 @@ class Router:
         self.kind = kind
         self.use_embedding = use_embedding
         self.pipeline: Pipeline | None = None
+        self.metadata: dict[str, Any] = {}
 
     def __repr__(self) -> str:
         state = "fitted" if self.pipeline is not None else "unfitted"
@@ -191,8 +202,9 @@ class Router:
 
     # -- persistence ------------------------------------------------------------------------------
 
-    def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write the fitted router to ``path`` (joblib), atomically. Returns the path."""
+    def save(self, path: str | os.PathLike[str], *, compress: int = 0, **metadata: Any) -> Path:
+        """Write the fitted router to ``path`` (joblib), atomically, with ``metadata`` (e.g. the training
+        data's version) beside it. Returns the path."""
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         payload = {
@@ -202,11 +214,12 @@ class Router:
             "kind": self.kind,
             "use_embedding": self.use_embedding,
             "pipeline": self._fitted(),
+            **metadata,
         }
         fd, tmp = tempfile.mkstemp(prefix=target.name + ".", suffix=".tmp", dir=target.parent)
         os.close(fd)
         try:
-            joblib.dump(payload, tmp)
+            joblib.dump(payload, tmp, compress=compress)
             os.replace(tmp, target)
         finally:
             if os.path.exists(tmp):
@@ -216,15 +229,27 @@ class Router:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "Router":
         """Read a router written by :meth:`save`. Only load files you wrote: joblib runs pickles."""
-        payload = joblib.load(path)
+        payload = cls.load_payload(path)
+        router = cls(kind=payload["kind"], use_embedding=payload["use_embedding"])
+        router.pipeline = payload["pipeline"]
+        router.metadata = {k: v for k, v in payload.items() if k != "pipeline"}
+        return router
+
+    @staticmethod
+    def load_payload(path: str | os.PathLike[str]) -> dict[str, Any]:
+        """The saved dict (format, feature_version, sklearn, kind, use_embedding, pipeline, metadata)."""
+        import warnings
+
+        with warnings.catch_warnings():
+            # A model pickled by another scikit-learn patch release still loads; the version is recorded.
+            warnings.filterwarnings("ignore", message=".*Trying to unpickle estimator.*")
+            payload = joblib.load(path)
         if not isinstance(payload, dict) or payload.get("format") != _SAVE_FORMAT:
             raise InputError(f"{path} is not a saved kgmem router", fix="retrain and save it again")
         if payload.get("feature_version") != FEATURE_VERSION:
             raise InputError(f"{path} was saved with router features v{payload.get('feature_version')}, "
                              f"this kgmem has v{FEATURE_VERSION}", fix="retrain and save it again")
-        router = cls(kind=payload["kind"], use_embedding=payload["use_embedding"])
-        router.pipeline = payload["pipeline"]
-        return router
+        return payload
 
     # -- the shipped router -----------------------------------------------------------------------
 
@@ -239,6 +264,31 @@ class Router:
         return cache_dir() / f"router-{digest.hexdigest()}.joblib"
 
     @classmethod
+    def shipped(cls, path: str | os.PathLike[str] | None = None) -> "Router":
+        """The fitted router shipped in the package (``kgmem/data/router.joblib``), memoised per process.
+
+        It is never retrained here: a missing or unreadable file is an error naming the fix."""
+        target = Path(path) if path is not None else SHIPPED_PATH
+        with _default_lock:
+            hit = _default_routers.get(target)
+            if hit is not None:
+                return hit
+            if not target.is_file():
+                raise InputError(f"the fitted ask router is missing ({target})",
+                                 fix="reinstall kgmem, or in a checkout run `python scripts/build_router.py`")
+            try:
+                router = cls.load(target)
+            except InputError:
+                raise
+            except Exception as exc:  # e.g. a scikit-learn too different from the one that fitted it
+                raise InputError(
+                    f"cannot load the fitted ask router {target}: {type(exc).__name__}: {exc}",
+                    fix=f"install scikit-learn=={_peek_sklearn(target)} (it was fitted with it), or in a checkout "
+                        "run `python scripts/build_router.py`") from exc
+            _default_routers[target] = router
+            return router
+
+    @classmethod
     def default(
         cls,
         train_path: str | os.PathLike[str] | None = None,
@@ -247,8 +297,13 @@ class Router:
         use_embedding: bool = DEFAULT_USE_EMBEDDING,
         use_cache: bool = True,
     ) -> "Router":
-        """The shipped router: trained on ``train_path`` (default: the fixtures' train.jsonl) once,
-        then loaded from the cache (``$KGMEM_CACHE``, else ``~/.cache/kgmem``) and memoised per process."""
+        """The router ``ask`` uses.
+
+        Without arguments: the shipped, already fitted router (:meth:`shipped`; nothing is trained). With a
+        ``train_path`` or another configuration: trained on it once, then loaded from the cache
+        (``$KGMEM_CACHE``, else ``~/.cache/kgmem``) and memoised per process."""
+        if train_path is None and kind == DEFAULT_KIND and use_embedding == DEFAULT_USE_EMBEDDING:
+            return cls.shipped()
         path = Path(train_path) if train_path is not None else fixtures_dir() / "train.jsonl"
         cached = cls.cache_path(path, kind, use_embedding)
         with _default_lock:
@@ -271,6 +326,15 @@ class Router:
                         pass
             _default_routers[cached] = router
             return router
+
+
+def _peek_sklearn(path: Path) -> str:
+    """The scikit-learn version a saved router was fitted with (read without unpickling the estimator)."""
+    meta = path.with_suffix(".json")
+    try:
+        return str(json.loads(meta.read_text(encoding="utf-8"))["sklearn"])
+    except Exception:
+        return "<the version in " + str(meta) + ">"
 
 
 _default_routers: dict[Path, Router] = {}

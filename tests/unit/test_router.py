@@ -62,6 +62,11 @@ def default_router(cache: Path) -> Router:
     return Router.default()
 
 
+@pytest.fixture(scope="module")
+def shipped_meta() -> dict:
+    return json.loads(router_model.SHIPPED_PATH.with_suffix(".json").read_text(encoding="utf-8"))
+
+
 # -- shipped data ----------------------------------------------------------------------------------
 
 
@@ -182,11 +187,44 @@ def test_untrained_router_and_unknown_kind_raise() -> None:
 # -- the default router ----------------------------------------------------------------------------
 
 
-def test_default_router_is_cached_on_disk(cache: Path, default_router: Router, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert (default_router.kind, default_router.use_embedding) == (DEFAULT_KIND, DEFAULT_USE_EMBEDDING)
-    assert Router.cache_path(fixtures_dir() / "train.jsonl").is_file()
-    assert Router.cache_path(fixtures_dir() / "train.jsonl").parent == cache
-    assert Router.default() is default_router  # memoised in-process
+def test_default_router_is_the_shipped_model_and_never_trains(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(router_model, "_default_routers", {})
+
+    def no_training(*args: object, **kwargs: object) -> Router:
+        raise AssertionError("Router.default trained at run time instead of loading the shipped model")
+
+    monkeypatch.setattr(Router, "train", no_training)
+    router = Router.default()
+    assert (router.kind, router.use_embedding) == (DEFAULT_KIND, DEFAULT_USE_EMBEDDING)
+    assert router.metadata["data_version"] == router_model.data_version(fixtures_dir() / "train.jsonl")
+    assert Router.default() is router  # memoised in-process
+    assert not list(cache.glob("router-*.joblib"))  # nothing trained, nothing cached
+
+
+def test_shipped_router_matches_training_on_the_fixtures(shipped_meta: dict, train: tuple[list[str], list[str]],
+                                                          adversarial: tuple[list[str], list[str]]) -> None:
+    """The shipped model is what scripts/build_router.py gives on today's fixtures: same data version, and
+    a router trained here on train.jsonl predicts exactly what the shipped one does (on both sets)."""
+    path = fixtures_dir() / "train.jsonl"
+    assert shipped_meta["data_version"] == router_model.data_version(path), \
+        "fixtures/router/train.jsonl changed: run python scripts/build_router.py"
+    shipped = Router.load(router_model.SHIPPED_PATH)
+    assert shipped.metadata["data_version"] == shipped_meta["data_version"]
+    assert (shipped.kind, shipped.use_embedding) == (DEFAULT_KIND, DEFAULT_USE_EMBEDDING)
+    fresh = Router(DEFAULT_KIND, DEFAULT_USE_EMBEDDING).train(*train, seed=0)
+    questions = train[0] + adversarial[0]
+    assert [d.intent for d in shipped.predict_many(questions)] == [d.intent for d in fresh.predict_many(questions)]
+    adv_pred = [d.intent for d in shipped.predict_many(adversarial[0])]
+    adv_acc = float(np.mean([p == t for p, t in zip(adv_pred, adversarial[1])]))
+    assert adv_acc == pytest.approx(shipped_meta["adversarial_accuracy"])
+
+
+def test_explicit_training_file_is_cached_on_disk(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = fixtures_dir() / "train.jsonl"
+    trained = Router.default(train_path=path)
+    assert Router.cache_path(path).is_file()
+    assert Router.cache_path(path).parent == cache
+    assert Router.default(train_path=path) is trained  # memoised in-process
     # A fresh process (simulated by clearing the memo) loads the cached file instead of retraining.
     monkeypatch.setattr(router_model, "_default_routers", {})
 
@@ -194,9 +232,9 @@ def test_default_router_is_cached_on_disk(cache: Path, default_router: Router, m
         raise AssertionError("Router.default retrained despite a cached model")
 
     monkeypatch.setattr(Router, "train", no_training)
-    reloaded = Router.default()
-    assert reloaded is not default_router
-    assert reloaded.predict("who is my manager?").intent == default_router.predict("who is my manager?").intent
+    reloaded = Router.default(train_path=path)
+    assert reloaded is not trained
+    assert reloaded.predict("who is my manager?").intent == trained.predict("who is my manager?").intent
 
 
 def test_default_accepts_an_explicit_training_file(cache: Path, tmp_path: Path, train: tuple[list[str], list[str]]) -> None:
