@@ -13,7 +13,10 @@ import click
 from .api import MemoryGraph
 from .results import iso
 
-DEMO_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "demo.jsonl"
+# The story's single source is fixtures/demo/demo.jsonl; the wheel build copies it to kgmem/data (setup.py).
+_PACKAGED = Path(__file__).resolve().parent / "data" / "demo.jsonl"
+_CHECKOUT = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "demo.jsonl"
+DEMO_FILE = _PACKAGED if _PACKAGED.is_file() else _CHECKOUT
 
 
 def _fact(f) -> str:
@@ -25,7 +28,7 @@ def _fact(f) -> str:
 def run(mg: MemoryGraph, echo=click.echo) -> dict:
     """Ingest the demo story (idempotent) and print the answers. Returns them for tests."""
     if not DEMO_FILE.exists():
-        raise FileNotFoundError(f"demo data not found at {DEMO_FILE} (run from a kgmem checkout)")
+        raise FileNotFoundError(f"demo data not found at {DEMO_FILE} (reinstall kgmem from its wheel, or run from a checkout)")
     conn = mg.connection
     echo(f"kgmem demo — Neo4j at {conn.uri} ({conn.origin}), tenant '{mg.tenant}'")
     server = mg.server_components()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 _PARAM_LINE = re.compile(r"^:param\s+(?:\{\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*(?:=>|:)\s*(.*?)\s*;?\s*\}?\s*$")
@@ -31,11 +30,14 @@ class Query:
 
 
 def cypher_root() -> Path:
-    """The cypher/ directory: the repository's when running from a checkout, else the installed copy."""
-    here = Path(__file__).resolve().parents[2] / "cypher"
-    if here.is_dir():
-        return here
-    return Path(str(resources.files("kgmem._cypher")))
+    """The cypher/ directory: the installed copy inside the package (``kgmem/_cypher``, put there by the
+    wheel build, see setup.py), else the repository's ``cypher/`` (a checkout or an editable install)."""
+    package = Path(__file__).resolve().parents[1]
+    for candidate in (package / "_cypher", package.parent / "cypher"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"kgmem's Cypher files are in neither {package / '_cypher'} nor {package.parent / 'cypher'}; "
+                            "reinstall kgmem from a wheel built by `pip wheel .`, or run from a checkout")
 
 
 def parse(name: str, source: str, path: Path) -> Query:
