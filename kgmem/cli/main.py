@@ -24,6 +24,7 @@ def cli() -> None:
 
 
 cli.add_command(server)
+cli.add_command(__import__("kgmem.cli.mcp_cmd", fromlist=["mcp"]).mcp)
 for _cmd in MEMORY_COMMANDS + LIFECYCLE_COMMANDS:
     cli.add_command(_cmd)
 

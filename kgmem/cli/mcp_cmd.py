@@ -1,0 +1,33 @@
+"""``kgmem mcp``: serve the memory to MCP clients (stdio by default, streamable HTTP with --http)."""
+
+from __future__ import annotations
+
+import click
+
+from .common import connection_options, handle_errors
+
+
+@click.command("mcp")
+@click.option("--http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: address to bind (keep it loopback "
+              "unless something in front authenticates).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="HTTP: port.")
+@click.option("--path", "http_path", default="/mcp", show_default=True, help="HTTP: the endpoint's path.")
+@connection_options
+@handle_errors
+def mcp(http, host, port, http_path, uri, user, password, database, tenant) -> None:
+    """Run a Model Context Protocol server for one tenant (--tenant or KGMEM_TENANT; no tool can change it).
+
+    Tools: remember, ingest, recall, why, now, as_of, history, changes, timeline, forget, ask, each returning
+    the JSON of the matching --json command. kgmem errors are tool errors with the message and the fix.
+    stdio (default) is what desktop clients spawn; --http serves streamable HTTP on http://HOST:PORT/mcp.
+    """
+    try:
+        from ..mcp_server import serve
+        import mcp as _sdk  # noqa: F401
+    except ImportError as exc:
+        from ..errors import InputError
+
+        raise InputError(f"the MCP SDK is not installed ({exc})", fix="pip install 'kgmem[mcp]' (mcp>=2.3)") from exc
+    serve(tenant, http=http, host=host, port=port, path=http_path, uri=uri, user=user, password=password,
+          database=database)
