@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -44,10 +45,14 @@ def _deps_site() -> str:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
+    """The wheel, built from a clean copy of the checkout (an in-tree build/ could hold stale copies)."""
+    src = tmp_path_factory.mktemp("src") / "kgmem"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".mypy_cache", ".ruff_cache", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "results"))
     out = tmp_path_factory.mktemp("wheel")
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                           "--disable-pip-version-check", "-q", "-w", str(out), str(ROOT)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+                           "--disable-pip-version-check", "-q", "-w", str(out), "."],
+                          cwd=src, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (whl,) = out.glob("kgmem-*.whl")
     return whl
