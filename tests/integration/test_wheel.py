@@ -48,7 +48,8 @@ def wheel(tmp_path_factory) -> Path:
     """The wheel, built from a clean copy of the checkout (an in-tree build/ could hold stale copies)."""
     src = tmp_path_factory.mktemp("src") / "kgmem"
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        ".git", ".venv", ".mypy_cache", ".ruff_cache", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "results"))
+        ".git", ".venv", ".mypy_cache", ".ruff_cache", "build", "dist", "*.egg-info", "__pycache__",
+        ".pytest_cache", "results"))
     out = tmp_path_factory.mktemp("wheel")
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                            "--disable-pip-version-check", "-q", "-w", str(out), "."],
