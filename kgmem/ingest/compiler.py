@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kgmem.calendar_names import MONTH_NUMBERS, WEEKDAYS
 from kgmem.normalize import entity_key, normalize_object, normalize_subject, object_key
 from kgmem.vocab import EmbedFn, Vocabulary
 
@@ -191,9 +192,8 @@ _CLAUSE_TAIL = re.compile(
     r"|,\s+(?:as|so|when|where|after|before|if)\b|\s+\([^)]*[^\W\d_][^)]*(?:\)|$)).*$",
     re.IGNORECASE | re.DOTALL,
 )
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
-           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTHS = "|".join(MONTH_NUMBERS)  # regex alternation of every month spelling
+_WEEKDAYS = "|".join(WEEKDAYS)
 _TRAILING_NOISE = re.compile(
     r"(?:[\s,]+(?:now|anymore|any\s+more|again|too|also|as\s+well|either|these\s+days|nowadays|lately|"
     r"currently|still|though|anyway|at\s+all|a\s+lot|a\s+bit|very\s+much|so\s+much|really|honestly|actually|"

@@ -24,10 +24,11 @@ Results are deduplicated by :func:`kgmem.normalize.entity_key` and capped at :da
 from __future__ import annotations
 
 import re
-from functools import cached_property
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
+from kgmem.calendar_names import MONTH_NUMBERS, WEEKDAYS
 from kgmem.normalize import entity_key
 
 __all__ = ["MAX_ENTITIES", "extract_entities", "resolve"]
@@ -35,11 +36,8 @@ __all__ = ["MAX_ENTITIES", "extract_entities", "resolve"]
 MAX_ENTITIES = 20
 _MAX_QUOTED_WORDS = 6
 
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-_MONTHS = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
+_WEEKDAYS = frozenset(WEEKDAYS)
+_MONTHS = frozenset(MONTH_NUMBERS)
 # Capitalised only because they start a sentence (or are "I"): trimmed from the edges of a span.
 _COMMON = frozenset(
     """

@@ -16,11 +16,10 @@ from ..keys import slot_key
 from ..normalize import entity_key, looks_like_a_name, normalize_object, normalize_subject, object_key
 from ..vocab import Vocabulary
 from .compiler import compile_facts
-from .entities import KnownNames, extract_entities, known_names_in
+from .entities import MAX_ENTITIES, KnownNames, extract_entities, known_names_in
 from .records import Record
 
 COMPILER_TRANSFORM = "compiler/v1"
-MAX_ENTITIES = 20
 
 
 @dataclass

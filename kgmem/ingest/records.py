@@ -19,6 +19,7 @@ from ..keys import content_key
 MAX_TEXT = 32768
 MAX_ID = 512
 KINDS = ("episode", "fact", "summary")
+# the one definition of the retention classes (kgmem.derived.retention gives them their TTLs)
 RETENTION_CLASSES = ("permanent", "standard", "short", "ephemeral")
 
 FIELDS = (
