@@ -377,7 +377,7 @@ def multi_hop(ctx: BenchContext) -> dict:
             lam = LinearAssociativeMemory()
             lam.write_many(emb.encode([f"What is the {p} of {s}?" for s, p, _ in facts]), emb.encode([o for _, _, o in facts]))
             entity, lam_hops = CHAIN[0][0], 0
-            for s, p, o in CHAIN:
+            for _s, p, o in CHAIN:
                 idx = lam.decode(emb.encode([f"What is the {p} of {entity}?"])[0], vmat)
                 entity = labels[idx] if idx >= 0 else ""
                 if entity != o:
@@ -389,7 +389,7 @@ def multi_hop(ctx: BenchContext) -> dict:
                 if report.errors:
                     raise RuntimeError(f"ingest errors: {report.errors[:3]}")
                 entity, ko_hops = CHAIN[0][0], 0
-                for s, p, o in CHAIN:
+                for _s, p, o in CHAIN:
                     got = mg.now(entity, p)
                     entity = got.object if got is not None else ""
                     if entity != o:
@@ -480,11 +480,11 @@ def overwrite(ctx: BenchContext) -> dict:
                 top = rag.search(question, k=1)
                 hits["rag_immediate"].append(bool(top) and contains(top[0], value))
             rag.reindex()
-            for (pred, stmt, question, _, _), value in zip(CONVERSATION, first):
+            for (_, _, question, _, _), value in zip(CONVERSATION, first):
                 top = rag.search(question, k=1)
                 hits["rag_reindexed"].append(bool(top) and contains(top[0], value))
             # correction round: every fact is corrected; RAG gets real-time upserts (its best case)
-            for i, ((pred, _, question, _, fix), old, new) in enumerate(zip(CONVERSATION, first, second)):
+            for i, ((_, _, _, _, fix), _old, new) in enumerate(zip(CONVERSATION, first, second)):
                 text = fix.format(v=new)
                 mg.ingest([{"text": text, "at": (T0 + dt.timedelta(hours=1, minutes=i)).isoformat(), "stream": "chat"}])
                 rag.upsert(text)

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import replace
-from pathlib import Path
 
 from kgmem.query.abstain import AbstainPolicy, decide, identifier_tokens
 from kgmem.query.fusion import rrf
+
 from .graph_memory import FIXTURES, WIKIWHY, Flat, _jsonl, _pct, wikiwhy_missing
 from .runner import BenchContext, suite
 

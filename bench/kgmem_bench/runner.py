@@ -52,7 +52,7 @@ _NOT_SUITES = frozenset({"runner", "__main__"})
 @dataclass
 class Suite:
     name: str
-    fn: Callable[["BenchContext"], dict]
+    fn: Callable[[BenchContext], dict]
     title: str
     description: str = ""
     module: str = ""
@@ -67,7 +67,7 @@ def suite(name: str, *, title: str | None = None, description: str = "") -> Call
     if not name or not name.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"bad suite name {name!r}: use letters, digits, '-' and '_'")
 
-    def register(fn: Callable[["BenchContext"], dict]) -> Callable[["BenchContext"], dict]:
+    def register(fn: Callable[[BenchContext], dict]) -> Callable[[BenchContext], dict]:
         doc = (fn.__doc__ or "").strip()
         _REGISTRY[name] = Suite(name, fn, title or name, description or (doc.splitlines()[0] if doc else ""),
                                 getattr(fn, "__module__", ""))

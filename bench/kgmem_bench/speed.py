@@ -15,6 +15,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from kgmem.derived import causal
+
 from .corpus import generate
 from .runner import BenchContext, suite
 
@@ -145,7 +146,7 @@ def _run(ctx: BenchContext) -> dict:
             emb._cache.clear()
             symptoms = [corpus.symptoms[int(i)] for i in rng.integers(0, len(corpus.symptoms), n_queries)]
             why_t, why_floor, why_answered = [], [], 0
-            for sym_id, question, root_id in symptoms:
+            for sym_id, question, _root in symptoms:
                 q = f"{question} ({sym_id})"
                 t0 = time.perf_counter()
                 w = mg.why(q)

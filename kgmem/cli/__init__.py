@@ -6,6 +6,6 @@ Exit codes (contract §3): 0 ok, 1 bad input (message on stderr, nothing half-wr
 
 from __future__ import annotations
 
-from .main import main, cli
+from .main import cli, main
 
 __all__ = ["main", "cli"]

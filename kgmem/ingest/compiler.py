@@ -386,7 +386,7 @@ def _lives_in_negated(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "lives_in", polarity=False, pattern="lives_in_negated")]
 
 
-@_rule("lives_in", rf"""^(?P<who>i|we)(?:'ve\s+|\s+have\s+|\s+)(?:(?:now|currently|still|actually|also|always)\s+)*
+@_rule("lives_in", r"""^(?P<who>i|we)(?:'ve\s+|\s+have\s+|\s+)(?:(?:now|currently|still|actually|also|always)\s+)*
         (?:live|reside|lived|resided|been\s+living)
         \s+(?:now\s+)?(?:in|at)\s+(?P<obj>.+)$""")
 def _lives_in(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
@@ -685,7 +685,6 @@ def _finish(cand: _Candidate, ctx: _Ctx) -> Iterator[CompiledFact]:
     raw = ctx.text[cand.obj[0]:cand.obj[1]]
     t_start, t_end = _trim_object(raw)
     trimmed = raw[t_start:t_end]
-    offset = cand.obj[0] + t_start
     pieces = _split_values(trimmed, match.name, ctx.vocabulary) if cand.split else [(0, len(trimmed))]
     for a, b in pieces:
         p_start, p_end = _trim_object(trimmed[a:b])

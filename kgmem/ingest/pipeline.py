@@ -13,10 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 from ..embed import Embedder
 from ..errors import InputError
@@ -53,8 +53,7 @@ def iter_source(source: Any) -> Iterator[tuple[int | None, Any]]:
         return
     if isinstance(source, dict):
         source = [source]
-    for n, obj in enumerate(source, start=1):
-        yield n, obj
+    yield from enumerate(source, start=1)
 
 
 class Ingestor:
@@ -193,7 +192,7 @@ class Ingestor:
         deferred: list[dict] = []
 
         def links_for(b: int, batch: list[_Item]) -> list[dict]:
-            now_links = []
+            now_links: list[dict] = []
             for it in batch:
                 for cause in it.record.caused_by:
                     link = {"effect": it.record.id, "cause": cause, "inferred": False, "confidence": 1.0,

@@ -9,6 +9,7 @@ Entities come from the record's ``entities`` or are extracted from the text.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -29,7 +30,7 @@ class Row:
     id: str
     text: str
     kind: str
-    at: object
+    at: dt.datetime
     content_key: str
     user: str | None = None
     subject: str | None = None
@@ -88,7 +89,7 @@ class Preparer:
         """First pass over a batch: names that show name-like evidence anywhere in it become known, so the
         second pass links every mention of them — also at the start of a sentence, where a lone
         capitalised word is otherwise taken for a common word."""
-        self._extracted: dict[str, list[str]] = {}
+        self._extracted = {}
         for rec in records:
             if rec.entities is not None:
                 names = list(rec.entities)
@@ -115,6 +116,7 @@ class Preparer:
                 line=rec.line,
             )
             if rec.is_fact:
+                assert rec.subject is not None and rec.predicate is not None and rec.object is not None
                 match = self.vocabulary.normalize(rec.predicate, embed=self.embed)
                 if match.status == "new" and match.name not in new_predicates:
                     new_predicates.append(match.name)
@@ -137,7 +139,7 @@ class Preparer:
 
     def _compiled(self, rec: Record, episode: Row, user: str) -> list[Row]:
         out: list[Row] = []
-        seen: set[str] = set()
+        seen: set[str | None] = set()
         for n, cf in enumerate(compile_facts(rec.text, subject_default=user, vocabulary=self.vocabulary,
                                                    embed=self.embed), 1):
             text = rec.text[cf.span[0]:cf.span[1]].strip() if cf.span else rec.text
@@ -162,14 +164,14 @@ class Preparer:
         if given is not None:
             names = list(given)
         else:  # the first pass's extraction, plus names learned since (from this batch) that occur here
-            names = self._extracted.pop(record_id, None)
-            if names is None:
+            extracted = self._extracted.pop(record_id, None)
+            if extracted is None:
                 names = extract_entities(text, known=self.alias_names)
             else:
-                names = names + known_names_in(text, self.alias_names)
+                names = extracted + known_names_in(text, self.alias_names)
         if subject and subject != "user" and given is None:
             names.append(subject)
-        out: list[tuple[str, str]] = []
+        out: list[tuple[str, str, bool]] = []
         seen: set[str] = set()
         for name in names:
             key = entity_key(name)

@@ -10,7 +10,7 @@ import difflib
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from ..errors import InputError
@@ -142,6 +142,7 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
                          fix=f"did you mean '{guess[0]}'?" if guess else f"known fields: {', '.join(FIELDS)}")
 
     text = _str(obj, "text", line, required=True)
+    assert text is not None  # required=True raises instead
     if len(obj["text"]) > MAX_TEXT:
         raise InputError(f"is {len(obj['text'])} characters long; the limit is {MAX_TEXT}", field="text",
                          line=line, fix="split it into several records")

@@ -62,16 +62,16 @@ def write_batch(
         res.edges["derived_from"] = tx.run("ingest/link_derived", tenant=tenant, links=derived)[0]["created"]
     ents = entity_rows(rows)
     if ents:
-        out = tx.run("ingest/link_entities", tenant=tenant, recorded_at=recorded_at, entities=ents)[0]
-        res.edges["mentions"] = out["mentions"] or 0
-        res.entities = out["entities"] or 0
+        linked = tx.run("ingest/link_entities", tenant=tenant, recorded_at=recorded_at, entities=ents)[0]
+        res.edges["mentions"] = linked["mentions"] or 0
+        res.entities = linked["entities"] or 0
     if causal_links:
         res.edges["caused_by"] = tx.run("ingest/link_causes", tenant=tenant, links=list(causal_links))[0]["created"]
     slots = sorted({r.slot for r in rows if r.slot})
     if slots:
-        out = tx.run("ingest/relink_slots", tenant=tenant, slots=slots)[0]
-        res.superseded = out["superseded"] or 0
-        res.edges["supersedes"] = out["edges_created"] or 0
+        relinked = tx.run("ingest/relink_slots", tenant=tenant, slots=slots)[0]
+        res.superseded = relinked["superseded"] or 0
+        res.edges["supersedes"] = relinked["edges_created"] or 0
         tx.run("ingest/refresh_episode_validity", tenant=tenant, slots=slots)
     streams = stream_rows(rows)
     if streams:

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import cache_dir, kgmem_home, local_server_state_path
@@ -86,7 +86,7 @@ class ServerSettings:
     start_timeout: float = 180.0
 
     @classmethod
-    def from_env(cls, **overrides) -> "ServerSettings":
+    def from_env(cls, **overrides) -> ServerSettings:
         env = os.environ
         s = cls(
             bolt_port=int(env.get("KGMEM_BOLT_PORT", 7687)),
@@ -185,8 +185,9 @@ def find_java(jvm_root: Path = Path("/usr/lib/jvm")) -> str:
     candidates: list[str] = []
     if os.environ.get("JAVA_HOME"):
         candidates.append(str(Path(os.environ["JAVA_HOME"]) / "bin" / "java"))
-    if shutil.which("java"):
-        candidates.append(shutil.which("java"))
+    on_path = shutil.which("java")
+    if on_path:
+        candidates.append(on_path)
     for jvm in sorted(jvm_root.glob("*")) if jvm_root.exists() else []:
         candidates.append(str(jvm / "bin" / "java"))
     seen = []

@@ -144,7 +144,7 @@ class Store:
 
     @classmethod
     def connect(cls, uri: str | None = None, user: str | None = None, password: str | None = None,
-                database: str | None = None) -> "Store":
+                database: str | None = None) -> Store:
         return cls(resolve_connection(uri, user, password, database))
 
     # ------------------------------------------------------------------ running statements
@@ -201,7 +201,7 @@ class Store:
         q = cypher.load(name)
         with mapped_errors(self.connection.uri):
             result = self._driver.execute_query("EXPLAIN " + q.text, to_params(params), database_=self.database)
-        return result.summary.plan
+        return result.summary.plan or {}
 
     def auto_commit(self, statement_: str, /, **params: Any) -> list[dict]:
         """Schema statements must run outside an explicit transaction."""
@@ -237,7 +237,7 @@ class Store:
     def close(self) -> None:
         self._driver.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:

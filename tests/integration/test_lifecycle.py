@@ -19,7 +19,6 @@ from kgmem.errors import InputError, NotFoundError
 
 from ..conftest import FIXTURES
 
-
 if issubclass(MemoryGraph, LifecycleMixin):  # wired into the API
     LG = MemoryGraph
 else:

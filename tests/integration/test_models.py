@@ -8,8 +8,14 @@ import datetime as dt
 import uuid
 
 import pytest
-from neomodel import (ArrayProperty, BooleanProperty, DateTimeNeo4jFormatProperty, FloatProperty,
-                      IntegerProperty, StringProperty)
+from neomodel import (
+    ArrayProperty,
+    BooleanProperty,
+    DateTimeNeo4jFormatProperty,
+    FloatProperty,
+    IntegerProperty,
+    StringProperty,
+)
 
 from kgmem.store import models
 

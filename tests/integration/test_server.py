@@ -16,7 +16,6 @@ from kgmem import server
 from kgmem.errors import ServerError
 
 
-
 def _free_ports(n: int) -> list[int]:
     """``n`` distinct ports nothing listens on now (the kernel picks them: bind port 0, then release)."""
     socks = [socket.socket() for _ in range(n)]

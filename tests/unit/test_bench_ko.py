@@ -20,7 +20,6 @@ from kgmem_bench.ko_paper import (
     semantic_density,
 )
 
-
 # --------------------------------------------------------------------------- LAM
 
 

@@ -6,7 +6,6 @@ import numpy as np
 
 from kgmem.embed import DIMENSIONS, MODEL_ID
 
-
 TEXTS = [
     "why did checkout crash on Friday?",
     "QX-7741",
