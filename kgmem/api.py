@@ -9,19 +9,22 @@ from typing import Any, Callable, Iterable
 from .config import DEFAULT_TENANT, resolve_connection
 from .api_lifecycle import LifecycleMixin
 from .derived import causal as _causal
-from .embed import Embedder, get_embedder
+from .derived import context as _context
+from .embed import MODEL_ID, Embedder, get_embedder
 from .errors import InputError, NotFoundError
 from .ingest.pipeline import DEFAULT_BATCH, ingest as _ingest
 from .ingest.records import parse_time
 from .query import slots as _slots
 from .query.abstain import AbstainPolicy
-from .query.filters import build_filters
-from .query.recall import CHANNELS, RecallOptions, recall as _recall
+from .query.filters import TIME_MODES, build_filters
+from .query.fusion import DEFAULT_K
+from .query.recall import CHANNELS, DEFAULT_HITS, RecallOptions, recall as _recall
 from .query import walks as _walks
 from .query.ask import AskResult, parse_slot_question
 from .query.timeparse import parse_time_filter
 from .results import Fact, History, IngestReport, Memory, Recall, SlotAnswer, Why
 from .store import Store, schema
+from .store.model_check import check_model
 from .vocab import Vocabulary
 
 
@@ -30,6 +33,17 @@ def _time(value: Any, field: str) -> dt.datetime | None:
     if value is None:
         return None
     return parse_time(value, field=field)
+
+
+def _time_mode(value: Any) -> str:
+    """``time_filters`` of recall/why: True = "auto", False = "off", or a mode of :data:`TIME_MODES`."""
+    if value is True:
+        return "auto"
+    if value is False or value is None:
+        return "off"
+    if value in TIME_MODES:
+        return value
+    raise InputError(f"must be true, false or one of {', '.join(TIME_MODES)}, got {value!r}", field="time_filters")
 
 
 class MemoryGraph(LifecycleMixin):
@@ -59,6 +73,7 @@ class MemoryGraph(LifecycleMixin):
         self._owns_store = store is None
         self.store = store or Store(resolve_connection(uri, user, password, database))
         self._schema_ready = False
+        self._model_checked = False
         self._schema_lock = threading.Lock()
         self._embedder = embedder
         self.vocabulary = vocabulary or Vocabulary.load()
@@ -130,9 +145,12 @@ class MemoryGraph(LifecycleMixin):
             self._schema_ready = True
         return indexes
 
-    def _ready(self) -> None:
+    def _ready(self, *, model: bool = True) -> None:
         if not self._schema_ready:
             self.init()
+        if model and not self._model_checked:  # vectors of two models are not comparable: refuse, say to rebuild
+            check_model(self.store, self.tenant, MODEL_ID)
+            self._model_checked = True
 
     # ------------------------------------------------------------------ write path
 
@@ -149,6 +167,8 @@ class MemoryGraph(LifecycleMixin):
         report = _ingest(self.store, records, tenant=self.tenant, embedder=self.embedder,
                          vocabulary=self.vocabulary, batch_size=batch_size, compile_text=compile_facts,
                          progress=progress, force=force)
+        if report.ids:  # the derived stream context of the new memories and their neighbours
+            _context.refresh_for(self.store, self.tenant, report.ids)
         if infer_causes and report.ids:
             links = _causal.infer_links(self.store, self.embedder, self.tenant, report.ids)
             created = _causal.write_links(self.store, self.tenant, links)
@@ -188,21 +208,26 @@ class MemoryGraph(LifecycleMixin):
 
     # ------------------------------------------------------------------ recall
 
-    def recall(self, query: str, k: int = 10, at: Any = None, include_superseded: bool = False, *,
+    def recall(self, query: str, k: int = DEFAULT_HITS, at: Any = None, include_superseded: bool = False, *,
                user: str | None = None, since: Any = None, until: Any = None, now: Any = None,
                kinds: Iterable[str] | None = None, expand: int = 0, explain: bool = False,
-               rrf_k: int = 60, channels: Iterable[str] | None = None, time_filters: bool = True,
+               rrf_k: int = DEFAULT_K, channels: Iterable[str] | None = None, time_filters: bool | str = True,
                policy: AbstainPolicy | None = None) -> Recall:
-        """Hybrid recall: filters first, then vector + keyword + entity channels fused by RRF.
+        """Hybrid recall: filters first, then the channels fused by RRF (see README, "Recall").
 
-        ``at`` answers as of that time (versions valid then); time phrases in the question ("last 7 days",
-        "in May") become filters relative to ``now`` (default: the current time). The result may abstain.
+        ``at`` answers as of that time (versions valid then). A time phrase in the question is measured from
+        ``now`` (default: ``at``, else the current time) and, by the rule of ``time_filters="auto"`` (True),
+        is a hard window when it asks for memories of a period ("what did we discuss last week", "in the last
+        7 days") and a ranking signal otherwise ("in August", "4 years ago", any phrase in a when-question);
+        a window that holds nothing eligible is dropped and says so in ``reason``. ``"filter"`` / ``"rank"``
+        force one use, False ignores phrases. Explicit ``since``/``until``/``at`` are always hard filters.
+        The result may abstain.
         """
         self._ready()
         filters, text = build_filters(
             query if isinstance(query, str) else "", tenant=self.tenant, user=user, at=_time(at, "at"),
             since=_time(since, "since"), until=_time(until, "until"), include_superseded=include_superseded,
-            kinds=tuple(kinds) if kinds else None, now=_time(now, "now"), parse_time_phrases=time_filters)
+            kinds=tuple(kinds) if kinds else None, now=_time(now, "now"), time_phrases=_time_mode(time_filters))
         opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=tuple(channels or CHANNELS),
                              policy=policy or AbstainPolicy())
         return _recall(self.store, self.embedder, query, filters, text, opts, explain=explain)
@@ -220,7 +245,9 @@ class MemoryGraph(LifecycleMixin):
         """
         self._ready()
         filters, text = build_filters(query if isinstance(query, str) else "", tenant=self.tenant,
-                                      at=_time(at, "at"), now=_time(now, "now"), parse_time_phrases=time_filters)
+                                      at=_time(at, "at"), now=_time(now, "now"),
+                                      time_phrases="filter" if time_filters is True
+                                      else "rank" if time_filters is False else _time_mode(time_filters))
         opts = RecallOptions(k=_walks.SYMPTOM_CANDIDATES, policy=policy or AbstainPolicy())
         return _walks.why(self.store, self.embedder, query, filters, text, k=k, max_depth=max_depth,
                           min_confidence=min_confidence, opts=opts, explain=explain)

@@ -10,6 +10,7 @@ import datetime as dt
 from typing import Any, Iterable, Mapping
 
 from .derived import consolidate as _cons
+from .derived import context as _context
 from .derived import forget as _forget
 from .derived import portable as _portable
 from .derived import rebuild as _rebuild
@@ -33,15 +34,20 @@ class LifecycleMixin:
         self._ready()
         if not isinstance(id, str) or not id.strip():
             raise InputError("must be a non-empty string", field="id")
-        return _forget.forget_ids(self.store, self.embedder, self.tenant, [id], reason="forget")
+        out = _forget.forget_ids(self.store, self.embedder, self.tenant, [id], reason="forget")
+        _context.refresh_for(self.store, self.tenant, [])  # re-derived summaries and merges get their context
+        return out
 
     def gc(self, dry_run: bool = False, now: Any = None, *, ttls: str | Mapping | None = None) -> dict:
         """Forget every record whose retention class has expired (``recorded_at + TTL <= now``), through the
         same propagation as :meth:`forget`. ``dry_run`` only lists them. TTLs: defaults, ``KGMEM_RETENTION``,
         then ``ttls`` (``{"short": "7d"}`` or ``"short=7d,ephemeral=12h"``)."""
         self._ready()
-        return _retention.gc(self.store, self.embedder, self.tenant, now=_when(now, "now"), ttls=ttls,
-                             dry_run=dry_run)
+        out = _retention.gc(self.store, self.embedder, self.tenant, now=_when(now, "now"), ttls=ttls,
+                            dry_run=dry_run)
+        if not dry_run:
+            _context.refresh_for(self.store, self.tenant, [])
+        return out
 
     def consolidate(self, dry_run: bool = False, **params: Any) -> dict:
         """One consolidation run: rebuild slot chains, merge near-duplicates, write pattern summaries, decay
@@ -51,7 +57,10 @@ class LifecycleMixin:
         self._ready()
         now = _when(params.pop("now", None), "now")
         p = _cons.ConsolidationParams.from_kwargs(**params)
-        return _cons.consolidate(self.store, self.embedder, self.tenant, p, dry_run=dry_run, now=now)
+        out = _cons.consolidate(self.store, self.embedder, self.tenant, p, dry_run=dry_run, now=now)
+        if not dry_run:  # merges and summaries are memories too: every memory is in every context channel
+            _context.refresh_for(self.store, self.tenant, [])
+        return out
 
     def co_occurring(self, keys: Iterable[str], limit: int = 20) -> list[dict]:
         """Entities that co-occur with the given entity keys: ``[{key, name, weight, count, via}]``, strongest
@@ -77,6 +86,7 @@ class LifecycleMixin:
 
     def rebuild(self, manifest_path: Any = None) -> dict:
         """Recompute every derived artefact from the records; compare the manifests before and after (and
-        write both to ``manifest_path``). ``identical`` is true when nothing deterministic changed."""
-        self._ready()
+        write both to ``manifest_path``). ``identical`` is true when nothing deterministic changed. It is
+        also the fix for vectors of another model (it re-embeds), so it skips the model check."""
+        self._ready(model=False)
         return _rebuild.rebuild(self.store, self.embedder, self.vocabulary, self.tenant, manifest_path)

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+DEFAULT_HITS = 10  # recall hits when the caller does not say (API, CLI, MCP)
 DEFAULT_TENANT = "default"
 
 

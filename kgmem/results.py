@@ -194,6 +194,7 @@ class Hit:
     causes: int | None = field(default=None, repr=False)  # recorded causes, when the query saw them (for why)
     origin: str | None = field(default=None, repr=False)  # record / compiled / consolidated
     valid_to: dt.datetime | None = field(default=None, repr=False)
+    context_similarity: float | None = field(default=None, repr=False)  # cosine to the memory read in context
 
     @classmethod
     def from_record(cls, rec: dict) -> "Hit":
@@ -204,6 +205,7 @@ class Hit:
             channels={}, kind=rec["kind"], similarity=cosine(rec["similarity"]), subject=rec["subject"],
             predicate=rec["predicate"], object=rec["object"], polarity=rec["polarity"], causes=rec["causes"],
             origin=rec["origin"], valid_to=from_epoch(rec["valid_to_ts"]),
+            context_similarity=cosine(rec.get("context_similarity")),
         )
 
     def to_dict(self) -> dict:

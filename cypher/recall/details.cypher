@@ -1,12 +1,13 @@
 // name: recall/details
 // What a hit shows, for fused ids that the candidates statement did not describe, in the tenant only: the
 // hit map of kgmem/query/eligibility.py (the same as recall/candidates' details).
-// params: $tenant (string), $ids (list of strings), $vector (list of 384 floats)
+// params: $tenant (string), $ids (list of strings), $vector (list of 384 floats), $entity_keys (list of strings)
 // returns: hit (map: id, text, at_ts, kind, origin, subject, predicate, object, polarity, valid_to_ts, stream,
-//          user, causes, similarity)
+//          user, causes, mentions, similarity, context_similarity)
 :param tenant => 'demo';
 :param ids => ['img-root'];
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
+:param entity_keys => [];
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})
 RETURN
@@ -15,5 +16,8 @@ RETURN
  subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,
  valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,
  stream: m.stream, user: m.user, causes: COUNT { (m)-[:CAUSED_BY]->(:Memory) },
- similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END} AS hit
+ mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN $entity_keys | e.key],
+ similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,
+ context_similarity: CASE WHEN m.context_embedding IS NULL THEN null
+                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END} AS hit
 // [[[end]]]

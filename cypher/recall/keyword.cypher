@@ -1,10 +1,11 @@
 // name: recall/keyword
-// Keyword channel: Lucene BM25 over Memory.text (the fulltext index), then the same eligibility filters.
+// Keyword channel: Lucene BM25 over Memory.text or a derived context text (the fulltext index $index), then the same eligibility filters.
 // $lucene is built from the user's words with every Lucene operator escaped (kgmem/query/lucene.py).
-// params: $lucene (string), $fetch (int), $k (int), $tenant (string), $user (string or null),
+// params: $index (memory_text, memory_context_text or memory_window_text), $lucene (string), $fetch (int), $k (int), $tenant (string), $user (string or null),
 //         $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null)
 // returns: fetched (index rows read), hits (list of {id, score}, best first, at most $k) — always one row
+:param index => 'memory_text';
 :param lucene => 'onboarding';
 :param fetch => 100;
 :param k => 10;
@@ -15,7 +16,7 @@
 :param at => null;
 :param include_superseded => false;
 :param kinds => null;
-CALL db.index.fulltext.queryNodes('memory_text', $lucene, {limit: $fetch}) YIELD node, score
+CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $fetch}) YIELD node, score
 WITH collect({m: node, score: score}) AS rows
 RETURN size(rows) AS fetched,
        [row IN rows WHERE

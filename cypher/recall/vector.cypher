@@ -1,12 +1,13 @@
 // name: recall/vector
-// Vector channel: nearest memories by cosine from the native HNSW index, then the eligibility filters
+// Vector channel (own or derived context vector, $index): nearest memories by cosine from the native HNSW index, then the eligibility filters
 // (tenant, not merged into a consolidated memory, user, kinds, time window, as-of, current-only). The index is asked for $fetch neighbours so
 // that after filtering at least $k usually remain; the caller asks again with more (or uses
 // recall/vector_exact) when too few do. score is Neo4j's normalised cosine, (1 + cos) / 2.
-// params: $vector (list of 384 floats), $fetch (int), $k (int), $tenant (string), $user (string or null),
+// params: $index (memory_embedding, memory_context_embedding or memory_wide_embedding), $vector (list of 384 floats), $fetch (int), $k (int), $tenant (string), $user (string or null),
 //         $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null)
 // returns: fetched (index rows read), hits (list of {id, score}, best first, at most $k) — always one row (how many index rows were read)
+:param index => 'memory_embedding';
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param fetch => 100;
 :param k => 10;
@@ -17,7 +18,7 @@
 :param at => null;
 :param include_superseded => false;
 :param kinds => null;
-CALL db.index.vector.queryNodes('memory_embedding', $fetch, $vector) YIELD node, score
+CALL db.index.vector.queryNodes($index, $fetch, $vector) YIELD node, score
 WITH collect({m: node, score: score}) AS rows
 RETURN size(rows) AS fetched,
        [row IN rows WHERE

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..config import DEFAULT_HITS
 from ..errors import InputError
 from ..results import iso
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph
@@ -133,7 +134,7 @@ def _recall_one(mg, query: str, opts: dict):
 
 @click.command("recall")
 @click.argument("query", required=False)
-@click.option("--k", default=10, show_default=True, help="How many hits.")
+@click.option("--k", default=DEFAULT_HITS, show_default=True, help="How many hits.")
 @click.option("--at", help="Answer as of this time (versions valid then).")
 @click.option("--include-superseded", is_flag=True, help="Also return versions that were replaced.")
 @click.option("--since", help="Only memories at or after this time.")

@@ -91,7 +91,7 @@ def infer_links(store: Store, embedder: Embedder, tenant: str, ids: list[str],
             continue
         best = None  # (confidence, cosine, cause id, clause)
         for cl in clauses[:2]:
-            filters, _ = build_filters(cl.clause, tenant=tenant, until=row["at"], parse_time_phrases=False)
+            filters, _ = build_filters(cl.clause, tenant=tenant, until=row["at"], time_phrases="off")
             found = recall(store, embedder, cl.clause, filters, cl.clause,
                            RecallOptions(k=policy.candidates, depth=20))
             scored = [(h.id, h.similarity, 0.0) for h in found.hits[: policy.candidates] if h.similarity is not None]

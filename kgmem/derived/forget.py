@@ -34,7 +34,7 @@ from ..embed import Embedder
 from ..errors import InputError, NotFoundError
 from ..results import iso
 from ..store import Store, Tx
-from . import causal
+from . import causal, context
 from . import consolidate as cons
 
 
@@ -117,6 +117,8 @@ def forget_ids(store: Store, embedder: Embedder, tenant: str, ids: Sequence[str]
     # of the record derives it again, and rebuild must not be blocked from doing the same)
     tombstones = [{"id": i, "content_key": r["content_key"], "forgotten_at": now, "reason": reason}
                   for i, r in sorted(p["rows"].items())]
+    # stream neighbours whose derived context holds a forgotten text: recomputed in the same transaction
+    neighbours = [i for i in context.affected(store, tenant, sorted(delete)) if i not in delete]
 
     def work(tx: Tx) -> dict:
         out = defaultdict(int)
@@ -134,6 +136,8 @@ def forget_ids(store: Store, embedder: Embedder, tenant: str, ids: Sequence[str]
         if streams:
             out["next_created"] = tx.run("ingest/relink_streams", tenant=tenant, streams=[
                 {"stream": s, "from_at": at} for s, at in sorted(streams.items())])[0]["next_created"] or 0
+        if neighbours:
+            out["context_refreshed"] = context.refresh(tx, tenant, neighbours)
         if entity_keys:
             tx.run("lifecycle/cooc_recount", tenant=tenant, keys=entity_keys)
             out["entities_removed"] = tx.run("lifecycle/delete_orphan_entities", tenant=tenant,

@@ -33,6 +33,7 @@ from ..embed import Embedder
 from ..errors import InputError
 from ..keys import slot_key
 from ..store import Store, Tx
+from . import context
 
 FORMAT = "kgmem-export/v1"
 LABELS = ("Episode", "Fact", "Summary")
@@ -92,7 +93,8 @@ def export_lines(store: Store, tenant: str) -> Iterator[tuple[str, str]]:
     """(line type, JSON text) of the tenant's export, in file order."""
     mems = []
     for r in store.read("export/memories", tenant=tenant):
-        props = {k: encode(v) for k, v in r["props"] if k not in ("tenant", "id", "embedding")}
+        props = {k: encode(v) for k, v in r["props"]
+                 if k not in ("tenant", "id", "embedding") and k not in context.PROPERTIES}
         mems.append({"type": "memory", "id": r["id"], "labels": sorted(r["labels"]), "props": props})
     ents = [{"type": "entity", "key": r["key"],
              "props": {k: encode(v) for k, v in r["props"].items() if k not in ("tenant", "key")}}
@@ -302,5 +304,6 @@ def import_jsonl(store: Store, embedder: Embedder, tenant: str, source) -> dict:
         return out
 
     done = store.write_tx(work)
+    done["context"] = context.rebuild(store, tenant)  # derived, not in the file
     return {"tenant": tenant, "source_tenant": source_tenant, **done, "slots_rekeyed": rekeyed,
             "embedding_model": embedder.model_id}

@@ -40,7 +40,7 @@ from ..normalize import entity_key
 from ..results import iso
 from ..store import Store, Tx
 from ..vocab import Vocabulary
-from . import causal
+from . import causal, context
 from . import consolidate as cons
 
 FORMAT = "kgmem-manifest/v1"
@@ -228,6 +228,7 @@ def rebuild(store: Store, embedder: Embedder, vocabulary: Vocabulary, tenant: st
         return out
 
     done = store.write_tx(work)
+    done["context"] = context.rebuild(store, tenant)
     inferred = causal.rebuild(store, embedder, tenant)
     done["inferred"] = inferred["inferred"]
     again = cons.rederive_consolidated(store, tenant)

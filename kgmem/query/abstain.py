@@ -20,6 +20,11 @@ from dataclasses import asdict, dataclass
 _IDENT = re.compile(r"(?=[\w\-.]*\d)(?=[\w\-.]*[a-zA-Z])[\w][\w\-.]*[\w]")
 
 
+# the channels whose agreement counts (the thresholds were calibrated on these three; the context channels
+# largely repeat the vector and keyword ones)
+AGREEMENT_CHANNELS = ("vector", "keyword", "entity")
+
+
 @dataclass(frozen=True)
 class AbstainPolicy:
     # chosen by the grid search of `kgmem bench --suite retrieval` (objective: right answers minus twice the
@@ -48,7 +53,7 @@ class Judgement:
 def judge_hit(similarity: float | None, ranks: dict[str, int | None], query_idents: set[str], text: str,
               policy: AbstainPolicy) -> Judgement:
     sim = similarity if similarity is not None else -1.0
-    agreeing = [c for c, r in ranks.items() if r is not None and r <= policy.agree_depth]
+    agreeing = [c for c, r in ranks.items() if c in AGREEMENT_CHANNELS and r is not None and r <= policy.agree_depth]
     if query_idents:
         hit_tokens = identifier_tokens(text)
         shared = query_idents & hit_tokens
@@ -63,16 +68,22 @@ def judge_hit(similarity: float | None, ranks: dict[str, int | None], query_iden
     return Judgement(False, f"cosine {sim:.2f} with only {len(agreeing)} channel(s) agreeing")
 
 
+def _best_cosine(hit) -> float | None:
+    """The question's cosine to the hit alone or to the hit read in its stream context, whichever is higher."""
+    own, ctx = hit.similarity, getattr(hit, "context_similarity", None)
+    return own if ctx is None else ctx if own is None else max(own, ctx)
+
+
 def decide(hits: list, query_idents: set[str], policy: AbstainPolicy) -> tuple[list[Judgement], bool, str | None]:
     """Judge each hit (a :class:`~kgmem.results.Hit`: similarity, channels, text); the answer abstains when its
     best hit is not confident."""
     if not hits:
         return [], True, "no eligible memory matched"
-    judgements = [judge_hit(h.similarity, h.channels, query_idents, h.text, policy) for h in hits]
+    judgements = [judge_hit(_best_cosine(h), h.channels, query_idents, h.text, policy) for h in hits]
     top = judgements[0]
     if top.confident and len(hits) > 1 and "cosine" in top.why and "channels" not in top.why:
-        s1 = hits[0].similarity or 0.0
-        s2 = hits[1].similarity or 0.0
+        s1 = _best_cosine(hits[0]) or 0.0
+        s2 = _best_cosine(hits[1]) or 0.0
         if s1 < policy.strong and s1 - s2 < policy.min_gap:
             judgements[0] = Judgement(False, f"top two hits tie (cosine {s1:.2f} vs {s2:.2f})")
     if not judgements[0].confident:

@@ -22,6 +22,7 @@ from ..normalize import entity_key
 from ..results import cosine
 from ..store import Store
 from . import lucene
+from .eligibility import KEYWORD_INDEXES, VECTOR_INDEXES
 from .filters import Filters
 
 MAX_FETCH = 4000
@@ -82,25 +83,14 @@ def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch
             hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params()) if n else []
             return Candidates("vector", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
                               {"tries": [{"exact": True, "eligible": n, "kept": len(hits)}], "score": "cosine"})
-    hits, tries = _widening(store, "recall/vector", k, overfetch, initial_fetch=initial_fetch, vector=v,
-                            **filters.params())
+    hits, tries = _widening(store, "recall/vector", k, overfetch, initial_fetch=initial_fetch,
+                            index="memory_embedding", vector=v, **filters.params())
     if len(hits) < k and tries[-1]["fetched"] >= tries[-1]["fetch"]:
         # the tenant's eligible memories are a small part of a large index: scan them exactly
         hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params())
         tries.append({"exact": True, "kept": len(hits)})
     return Candidates("vector", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
                       {"tries": tries, "score": "cosine"})
-
-
-def keyword(store: Store, text: str, filters: Filters, k: int, *, overfetch: int = 10,
-            initial_fetch: int | None = None) -> Candidates:
-    query = lucene.to_query(text)
-    if query is None:
-        return Candidates("keyword", [], [], {"lucene": None})
-    hits, tries = _widening(store, "recall/keyword", k, overfetch, initial_fetch=initial_fetch, lucene=query,
-                            **filters.params())
-    return Candidates("keyword", [h["id"] for h in hits], [h["score"] for h in hits],
-                      {"lucene": query, "tries": tries, "score": "bm25"})
 
 
 MAX_ENTITY_MENTIONS = 300  # broader entities say little and cost a cosine per mention
@@ -150,12 +140,35 @@ class AllChannels:
     details: dict[str, dict]
 
 
+def _index_candidates(name: str, hits: list[dict], detail: dict) -> Candidates:
+    if name in VECTOR_INDEXES:
+        return Candidates(name, [h["id"] for h in hits], [cosine(h["score"]) for h in hits], {**detail, "score": "cosine"})
+    return Candidates(name, [h["id"] for h in hits], [h["score"] for h in hits], {**detail, "score": "bm25"})
+
+
+def index_channel(store: Store, name: str, vec: np.ndarray, text: str, filters: Filters, k: int, *,
+                  overfetch: int = 10, initial_fetch: int | None = None) -> Candidates:
+    """One index channel on its own: the turn's vector (with the exact fallback) or any other index, widened."""
+    if name == "vector":
+        return vector(store, vec, filters, k, overfetch=overfetch, initial_fetch=initial_fetch)
+    if name in VECTOR_INDEXES:
+        hits, tries = _widening(store, "recall/vector", k, overfetch, initial_fetch=initial_fetch,
+                                index=VECTOR_INDEXES[name], vector=vec.tolist(), **filters.params())
+        return _index_candidates(name, hits, {"tries": tries})
+    query = lucene.to_query(text)
+    if query is None:
+        return Candidates(name, [], [], {"lucene": None})
+    hits, tries = _widening(store, "recall/keyword", k, overfetch, initial_fetch=initial_fetch,
+                            index=KEYWORD_INDEXES[name], lucene=query, **filters.params())
+    return _index_candidates(name, hits, {"lucene": query, "tries": tries})
+
+
 def all_channels(store: Store, vec: np.ndarray, text: str, filters: Filters, depth: int,
                  channels: tuple[str, ...]) -> AllChannels:
-    """The three channels and the hits' details in one round trip (``recall/candidates``); a channel whose
+    """Every channel and the hits' details in one round trip (``recall/candidates``); an index channel whose
     survivors fall short while its index had more to give is widened with its own statement."""
     tenant = filters.tenant
-    lucene_q = lucene.to_query(text) if ("keyword" in channels or "entity" in channels) else None
+    lucene_q = lucene.to_query(text)
     q_key, named = question_keys(text)
     v_fetch, k_fetch = first_fetch(tenant, "vector", depth), first_fetch(tenant, "keyword", depth)
     row = store.read("recall/candidates", vector=vec.tolist(), vector_fetch=v_fetch, lucene=lucene_q,
@@ -163,27 +176,19 @@ def all_channels(store: Store, vec: np.ndarray, text: str, filters: Filters, dep
                      max_mentions=MAX_ENTITY_MENTIONS, depth=depth, **filters.params())[0]
     details = {d["id"]: d for d in row["details"]}
     found: dict[str, Candidates] = {}
-    if "vector" in channels:
-        hits = row["vector"]
-        tries = [{"fetch": v_fetch, "fetched": row["vector_fetched"], "kept": len(hits)}]
-        note_survival(tenant, "vector", row["vector_fetched"], row["vector_eligible"])
-        if len(hits) < depth and row["vector_fetched"] >= v_fetch:
-            found["vector"] = vector(store, vec, filters, depth, initial_fetch=min(MAX_FETCH, v_fetch * 4))
-            found["vector"].detail["tries"] = tries + found["vector"].detail["tries"]
+    for name in channels:
+        if name == "entity":
+            found["entity"] = _entity_candidates(row["entity"], row["entities"])
+            continue
+        is_vector = name in VECTOR_INDEXES
+        fetch = v_fetch if is_vector else k_fetch
+        hits = row[name] if (is_vector or lucene_q) else []
+        tries = [{"fetch": fetch, "fetched": row[f"{name}_fetched"], "kept": len(hits)}]
+        note_survival(tenant, "vector" if is_vector else "keyword", row[f"{name}_fetched"], row[f"{name}_eligible"])
+        if (is_vector or lucene_q) and len(hits) < depth and row[f"{name}_fetched"] >= fetch:
+            c = index_channel(store, name, vec, text, filters, depth, initial_fetch=min(MAX_FETCH, fetch * 4))
+            c.detail["tries"] = tries + c.detail.get("tries", [])
+            found[name] = c
         else:
-            found["vector"] = Candidates("vector", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
-                                         {"tries": tries, "score": "cosine"})
-    if "keyword" in channels:
-        hits = row["keyword"] if lucene_q else []
-        tries = [{"fetch": k_fetch, "fetched": row["keyword_fetched"], "kept": len(hits)}]
-        note_survival(tenant, "keyword", row["keyword_fetched"], row["keyword_eligible"])
-        if lucene_q and len(hits) < depth and row["keyword_fetched"] >= k_fetch:
-            found["keyword"] = keyword(store, text, filters, depth, initial_fetch=min(MAX_FETCH, k_fetch * 4))
-            found["keyword"].detail["tries"] = tries + found["keyword"].detail["tries"]
-        else:
-            found["keyword"] = Candidates("keyword", [h["id"] for h in hits], [h["score"] for h in hits],
-                                          {"lucene": lucene_q, "tries": tries, "score": "bm25"})
-    if "entity" in channels:
-        hits = row["entity"]
-        found["entity"] = _entity_candidates(hits, row["entities"])
+            found[name] = _index_candidates(name, hits, {"tries": tries, **({} if is_vector else {"lucene": lucene_q})})
     return AllChannels(found, details)

@@ -108,23 +108,77 @@ def cog_entity_channel() -> None:
     cog.outl(entity_channel())
 
 
+# ---------------------------------------------------------------------------- the index channels
+# One block per index channel of recall/candidates: the index's nearest (or best-matching) memories, the
+# eligibility rule, the best $depth. The same block for the memory's own vector or text and for its derived
+# stream context (kgmem/derived/context.py); the standalone statements recall/vector and recall/keyword take
+# the index as $index. Yields <name>_fetched, <name>_eligible and <name> (a list of {id, score}).
+VECTOR_INDEXES = {"vector": "memory_embedding", "context_vector": "memory_context_embedding",
+                  "wide_vector": "memory_wide_embedding"}
+KEYWORD_INDEXES = {"keyword": "memory_text", "context_keyword": "memory_context_text",
+                   "window_keyword": "memory_window_text"}
+
+_VECTOR_BLOCK = """\
+CALL () {{
+  CALL db.index.vector.queryNodes('{index}', $vector_fetch, $vector) YIELD node, score
+  WITH collect({{m: node, score: score}}) AS rows
+  WITH size(rows) AS fetched,
+       [row IN rows WHERE
+{where}
+        | {{id: row.m.id, score: row.score}}] AS eligible
+  RETURN fetched AS {name}_fetched, size(eligible) AS {name}_eligible, eligible[0..$depth] AS {name}
+}}"""
+
+_KEYWORD_BLOCK = """\
+CALL () {{
+  OPTIONAL CALL db.index.fulltext.queryNodes('{index}', coalesce($lucene, 'kgmem-no-keyword-query'),
+                                             {{limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END}})
+  YIELD node, score
+  WITH [r IN collect({{m: node, score: score}}) WHERE $lucene IS NOT NULL AND r.m IS NOT NULL] AS rows
+  WITH size(rows) AS fetched,
+       [row IN rows WHERE
+{where}
+        | {{id: row.m.id, score: row.score}}] AS eligible
+  RETURN fetched AS {name}_fetched, size(eligible) AS {name}_eligible, eligible[0..$depth] AS {name}
+}}"""
+
+
+def channel_block(name: str) -> str:
+    """The CALL block of one index channel (``vector``, ``keyword``, ``context_vector``, ...)."""
+    rule = where("row.m", "          ")
+    if name in VECTOR_INDEXES:
+        return _VECTOR_BLOCK.format(index=VECTOR_INDEXES[name], name=name, where=rule)
+    return _KEYWORD_BLOCK.format(index=KEYWORD_INDEXES[name], name=name, where=rule)
+
+
+def cog_channels(*names: str) -> None:
+    import cog
+
+    cog.outl("\n".join(channel_block(n) for n in names))
+
+
 # ---------------------------------------------------------------------------- what a hit shows
 # One map per hit, the same in recall/candidates and recall/details, read by one formatter
 # (kgmem.results.Hit.from_record): times as [epoch seconds, nanoseconds] (cheaper to decode on the hot path),
 # how many recorded causes it has (for why) and the normalised cosine of the question to it.
+# ``mentions`` lists which of the question's entities (their keys: ``{keys}``) the memory mentions, for the
+# entity boost of the fusion.
 HIT_MAP = (
-    "{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,\n"
+    "{{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,\n"
     " subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,\n"
     " valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,\n"
-    " stream: m.stream, user: m.user, causes: COUNT { (m)-[:CAUSED_BY]->(:Memory) },\n"
-    " similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END}"
+    " stream: m.stream, user: m.user, causes: COUNT {{ (m)-[:CAUSED_BY]->(:Memory) }},\n"
+    " mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN {keys} | e.key],\n"
+    " similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,\n"
+    " context_similarity: CASE WHEN m.context_embedding IS NULL THEN null\n"
+    "                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END}}"
 )
 
 
-def cog_hit_map(indent: str = "", suffix: str = "") -> None:
+def cog_hit_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
     import cog
 
-    lines = HIT_MAP.split("\n")
+    lines = HIT_MAP.format(keys=keys).split("\n")
     cog.outl("\n".join(indent + line for line in lines) + suffix)
 
 

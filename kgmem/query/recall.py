@@ -1,4 +1,5 @@
-"""``recall``: filters → channels → reciprocal rank fusion → abstention → typed answer (+ manifest)."""
+"""``recall``: filters → channels → reciprocal rank fusion (+ entity and time boosts) → abstention → typed
+answer (+ manifest)."""
 
 from __future__ import annotations
 
@@ -7,29 +8,35 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
+from ..config import DEFAULT_HITS
 from ..embed import Embedder
 from ..errors import InputError
 from ..normalize import clean_text
-from ..results import Hit, Recall, iso
+from ..results import Hit, Recall, from_epoch, iso
 from ..store import Store, cypher
 from . import channels as ch
+
+CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
 from .abstain import AbstainPolicy, decide, identifier_tokens
 from .filters import Filters
-from .fusion import DEFAULT_K, rrf
+from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, boost, rrf
 
-CHANNELS = ("vector", "keyword", "entity")
-_POOL = ThreadPoolExecutor(max_workers=len(CHANNELS), thread_name_prefix="kgmem-channel")
-TRANSFORM_VERSION = "recall/v1"
+CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "context_keyword", "window_keyword")
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kgmem-channel")
+TRANSFORM_VERSION = "recall/v2"
 
 
 @dataclass(frozen=True)
 class RecallOptions:
-    k: int = 10
+    k: int = DEFAULT_HITS
     rrf_k: int = DEFAULT_K
-    depth: int = 20  # candidates per channel entering fusion
+    depth: int = 50  # candidates per channel entering fusion
     overfetch: int = 3  # index candidates asked per wanted candidate (widened when filters remove more)
     expand: int = 0  # NEXT neighbours (each side) attached to each hit as context
     channels: tuple[str, ...] = CHANNELS
+    weights: tuple[tuple[str, float], ...] = ()  # per-channel RRF weights (default 1.0)
+    entity_boost: float = ENTITY_BOOST  # added to the fused score of hits mentioning the question's entities
+    time_boost: float = TIME_BOOST  # added to the fused score of hits inside a time phrase's ranking window
     policy: AbstainPolicy = field(default_factory=AbstainPolicy)
 
 
@@ -44,6 +51,21 @@ def _check(query: str, opts: RecallOptions) -> str:
     return clean_text(query)
 
 
+def _candidates(store: Store, vec, ranking_text: str, filters: Filters, depth: int,
+                opts: RecallOptions) -> tuple[dict[str, ch.Candidates], dict[str, dict]]:
+    if filters.start is None and filters.end is None:
+        both = ch.all_channels(store, vec, ranking_text, filters, depth, tuple(opts.channels))
+        return both.found, both.details
+
+    # a time window: the vector channel may scan the (small) eligible set exactly; run the channels apart
+    def run_channel(name: str) -> tuple[str, ch.Candidates]:
+        if name == "entity":
+            return name, ch.entity(store, ranking_text, vec, filters, depth)
+        return name, ch.index_channel(store, name, vec, ranking_text, filters, depth, overfetch=opts.overfetch)
+
+    return dict(_POOL.map(run_channel, opts.channels)), {}
+
+
 def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranking_text: str,
            opts: RecallOptions = RecallOptions(), *, explain: bool = False) -> Recall:
     query = _check(query, opts)
@@ -54,31 +76,33 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
     depth = max(opts.k, opts.depth)
 
     t = time.perf_counter()
-    windowed = filters.start is not None or filters.end is not None
-    if windowed:
-        # a time window: the vector channel may scan the (small) eligible set exactly; run the channels apart
-        def run_channel(name: str) -> tuple[str, ch.Candidates]:
-            if name == "vector":
-                return name, ch.vector(store, vec, filters, depth, overfetch=opts.overfetch)
-            if name == "keyword":
-                return name, ch.keyword(store, ranking_text, filters, depth, overfetch=opts.overfetch)
-            return name, ch.entity(store, ranking_text, vec, filters, depth)
-
-        found = dict(_POOL.map(run_channel, opts.channels))
-        details: dict[str, dict] = {}
-    else:
-        both = ch.all_channels(store, vec, ranking_text, filters, depth, tuple(opts.channels))
-        found, details = both.found, both.details
+    found, details = _candidates(store, vec, ranking_text, filters, depth, opts)
+    note = None
+    if filters.phrase_window and not any(c.ids for c in found.values()):
+        # the time phrase's window holds nothing eligible: rank without it (the phrase still ranks) and say so
+        note = (f"the time phrase '{filters.time_phrase}' named a window with nothing eligible in it; "
+                "ranked without that window, the phrase used only for ranking")
+        filters = filters.without_phrase_window()
+        found, details = _candidates(store, vec, query, filters, depth, opts)
     timings["channels_ms"] = (time.perf_counter() - t) * 1000
 
-    fused = rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k)
+    fused = rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k, weights=dict(opts.weights) or None)
+    entities = found["entity"].detail.get("entities", []) if "entity" in found else []
+    entity_keys = [e["key"] for e in entities]
+    if filters.rank_window is not None or entity_keys:
+        # the boosts need every candidate's time and mentions
+        missing = [f.id for f in fused if f.id not in details]
+        if missing:
+            t = time.perf_counter()
+            details.update(_details(store, filters.tenant, missing, vec, entity_keys))
+            timings["details_ms"] = (time.perf_counter() - t) * 1000
+        fused = boost(fused, _bonuses(fused, details, entity_keys, filters, opts))
     top = fused[: opts.k * 2]  # spare rows: duplicates of the same text collapse below
     missing = [f.id for f in top if f.id not in details]
     if missing:
         t = time.perf_counter()
-        details.update({r["hit"]["id"]: r["hit"] for r in store.read("recall/details", tenant=filters.tenant,
-                                                                      ids=missing, vector=vec.tolist())})
-        timings["details_ms"] = (time.perf_counter() - t) * 1000
+        details.update(_details(store, filters.tenant, missing, vec, entity_keys))
+        timings["details_ms"] = timings.get("details_ms", 0.0) + (time.perf_counter() - t) * 1000
 
     hits: list[Hit] = []
     seen_text: dict[tuple, Hit] = {}
@@ -98,7 +122,7 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
             continue
         if len(hits) >= opts.k:
             continue
-        hit.score, hit.channels = f.score, {c: f.ranks.get(c) for c in CHANNELS}
+        hit.score, hit.channels = f.score, {c: f.ranks.get(c) for c in opts.channels}
         hit.current = hit.valid_to is None or (filters.at is not None and hit.valid_to > filters.at)
         seen_text[key] = hit
         hits.append(hit)
@@ -120,7 +144,8 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
             "ranking_text": ranking_text,
             "filters": filters.to_dict(),
             "options": {"k": opts.k, "rrf_k": opts.rrf_k, "depth": depth, "overfetch": opts.overfetch,
-                        "expand": opts.expand, "channels": list(opts.channels)},
+                        "expand": opts.expand, "channels": list(opts.channels), "entity_boost": opts.entity_boost,
+                        "time_boost": opts.time_boost},
             "policy": opts.policy.to_dict(),
             "channels": {name: c.to_dict() for name, c in found.items()},
             "fused": [{"id": f.id, "score": round(f.score, 6), "ranks": f.ranks} for f in fused[: depth]],
@@ -129,10 +154,40 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
             "cypher": {n: cypher.load(n).path.name for n in
                        ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword",
                         "recall/entity", "recall/details")},
+            "context_transform": CONTEXT_TRANSFORM,
             "timings_ms": {k2: round(v, 2) for k2, v in timings.items()},
             "at": iso(dt.datetime.now(dt.timezone.utc)),
         }
+    if note is not None:
+        reason = note if reason is None else f"{reason}; {note}"
+        if manifest is not None:
+            manifest["time_fallback"] = note
     return Recall(query=query, abstained=abstained, reason=reason, hits=hits, explain=manifest)
+
+
+def _details(store: Store, tenant: str, ids: list[str], vec, entity_keys: list[str]) -> dict[str, dict]:
+    return {r["hit"]["id"]: r["hit"] for r in store.read("recall/details", tenant=tenant, ids=ids,
+                                                         vector=vec.tolist(), entity_keys=entity_keys)}
+
+
+def _bonuses(fused: list[Fused], details: dict[str, dict], entity_keys: list[str], filters: Filters,
+             opts: RecallOptions) -> dict[str, float]:
+    """The fusion's two boosts: the share of the question's entities a hit mentions (× ``entity_boost``) and
+    whether its time falls in a time phrase's ranking window (× ``time_boost``)."""
+    out: dict[str, float] = {}
+    window = filters.rank_window
+    for f in fused:
+        d = details.get(f.id)
+        if d is None:
+            continue
+        bonus = 0.0
+        if entity_keys and d.get("mentions"):
+            bonus += opts.entity_boost * len(set(d["mentions"]) & set(entity_keys)) / len(entity_keys)
+        if window is not None and window.holds(from_epoch(d["at_ts"])):
+            bonus += opts.time_boost
+        if bonus:
+            out[f.id] = bonus
+    return out
 
 
 def _attach_context(store: Store, tenant: str, hits: list[Hit], hops: int) -> None:

@@ -21,7 +21,9 @@ last (or previous) week / month / year                 the previous calendar per
 past day/week/month/year/hour, last day/hour,          rolling, as above with N = 1 ("the last week"
 the last/past week…, last/past 24 hours                and "past week" are rolling; bare
                                                        "last week" is the calendar week)
-N days/weeks/months/years ago ("a week ago")           that calendar day, whole
+N days/weeks/months/years ago ("a week ago")           a window of the unit's size: that day, that
+                                                       Monday–Sunday week, that calendar month, that
+                                                       calendar year
 last <weekday> / this past <weekday> / on <weekday>    that day (see the weekday rule below)
 on <date>                                              that day (<date> must name a day)
 in / during <Month> [<year>], in / during <year>       the whole month / year
@@ -82,6 +84,16 @@ class TimeFilter:
     end: dt.datetime | None    # exclusive, tz-aware UTC
     phrase: str                # the matched text, as in the query
     rest: str                  # the query with the phrase removed (whitespace tidied), for ranking
+    kind: str = "calendar"     # range (since/before/after/between) | rolling (last N days, past week) |
+                               # period (this/last week, today, yesterday) | ago (N units ago) |
+                               # weekday (last Friday, on Friday) | calendar (in May, on March 1, 2026)
+    month: int | None = None   # a year-less month ("in August"): its number, for matching any year's August
+
+    @property
+    def relative(self) -> bool:
+        """A window measured back from the reference time (a period, a rolling window, N units ago, a range):
+        the kind that names when something was recorded ("what did we discuss last week")."""
+        return self.kind in ("range", "rolling", "period")
 
 
 # --------------------------------------------------------------------------------------------- vocabulary
@@ -429,8 +441,21 @@ def _h_rolling_1(m: re.Match, q: str, now: dt.datetime) -> Span | None:
 
 
 def _h_ago(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+    """N units ago is a window the size of the unit around that point: "3 days ago" that day, "two weeks ago"
+    that Monday-to-Sunday week, "a month ago" that calendar month, "4 years ago" that calendar year."""
     n = _number(m.group("n"))
-    return _day_span(_ago(n, m.group("unit"), now.date())) if n > 0 else None
+    if n <= 0:
+        return None
+    then = _ago(n, m.group("unit"), now.date())
+    unit = m.group("unit").lower().rstrip("s")
+    if unit == "week":
+        monday = then - dt.timedelta(days=then.weekday())
+        return _at(monday), _at(monday + dt.timedelta(days=7))
+    if unit == "month":
+        return _month_span(then.year, then.month)
+    if unit == "year":
+        return _year_span(then.year)
+    return _day_span(then)
 
 
 def _h_last_weekday(m: re.Match, q: str, now: dt.datetime) -> Span:
@@ -519,6 +544,13 @@ _PATTERNS: list[tuple[re.Pattern, _Handler]] = [
 ]
 
 
+_KINDS: dict[_Handler, str] = {
+    _h_between: "range", _h_since: "range", _h_before: "range", _h_after: "range",
+    _h_rolling_n: "rolling", _h_rolling_1: "rolling",
+    _h_last_period: "period", _h_this_period: "period", _h_today: "period",
+    _h_ago: "ago", _h_last_weekday: "weekday",
+}
+
 # --------------------------------------------------------------------------------------------- entry point
 
 def _tidy(text: str) -> str:
@@ -551,5 +583,11 @@ def parse_time_filter(query: str, now: dt.datetime) -> TimeFilter | None:
         start, end = span
         phrase = m.group(0)
         rest = _tidy(query[:m.start()] + " " + query[m.end():])
-        return TimeFilter(start, end, phrase, rest)
+        kind = _KINDS.get(handler, "calendar")
+        month = None
+        if kind == "calendar" and "d" in m.groupdict() and m.group("d"):
+            spec = _spec(m.group("d"), now)
+            if spec is not None and spec.kind == "month" and spec.year is None:
+                month = spec.month
+        return TimeFilter(start, end, phrase, rest, kind=kind, month=month)
     return None

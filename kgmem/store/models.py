@@ -108,6 +108,11 @@ class Memory(StructuredNode):
     content_key = StringProperty()
     embedding = ArrayProperty(FloatProperty())
     embedding_model = StringProperty()
+    # derived stream context (kgmem/derived/context.py)
+    context_text = StringProperty()
+    window_text = StringProperty()
+    context_embedding = ArrayProperty(FloatProperty())
+    wide_embedding = ArrayProperty(FloatProperty())
     transform = StringProperty()  # for derived memories: what made them
     merged_into = StringProperty()  # a near-duplicate folded into a consolidated memory
 

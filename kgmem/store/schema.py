@@ -18,7 +18,9 @@ EXPECTED_PROPERTIES = {
     "memory_recorded_at": ["tenant", "recorded_at"], "memory_stream": ["tenant", "stream", "at"],
     "memory_content_key": ["tenant", "content_key"], "memory_subject": ["tenant", "subject", "predicate"],
     "memory_tenant": ["tenant"], "entity_tenant": ["tenant"], "tombstone_tenant": ["tenant"],
-    "run_tenant": ["tenant"],
+    "run_tenant": ["tenant"], "memory_context_embedding": ["context_embedding"],
+    "memory_wide_embedding": ["wide_embedding"], "memory_context_text": ["context_text"],
+    "memory_window_text": ["window_text"],
 }
 EXPECTED = tuple(EXPECTED_PROPERTIES)
 CONSTRAINTS = {"memory_key", "entity_key", "tombstone_key"}

@@ -13,11 +13,20 @@ from kgmem.ingest.records import parse_time
 from ..conftest import FIXTURES
 
 
+# sums of the stored vectors (kgmem/derived/context.py): equal up to float rounding, compared apart
+DERIVED_VECTORS = ("context_embedding", "wide_embedding")
+
+
+def derived_vectors(store, tenant: str) -> dict:
+    return {r["id"]: [x for k in DERIVED_VECTORS for x in dict(r["props"])[k]]
+            for r in store.read("export/memories", tenant=tenant)}
+
+
 def graph_dump(store, tenant: str, *, drop=("recorded_at", "tenant", "content_key", "slot")) -> dict:
     """A tenant's memories and edges, without the fields that depend on ingest time or the tenant name."""
     mems = {}
     for r in store.read("export/memories", tenant=tenant):
-        mems[r["id"]] = (tuple(sorted(r["labels"])), tuple((k, str(v)) for k, v in r["props"] if k not in drop))
+        mems[r["id"]] = (tuple(sorted(r["labels"])), tuple((k, str(v)) for k, v in r["props"] if k not in drop + DERIVED_VECTORS))
     edges = sorted((e["type"], e["from"], e["to"], json.dumps(e["props"], sort_keys=True, default=str))
                    for e in store.read("export/edges", tenant=tenant))
     return {"memories": mems, "edges": edges}
@@ -71,6 +80,10 @@ def test_shuffled_stream_gets_the_same_next_chain(mg, store, other_tenant):
     chain = sorted((e["from"], e["to"]) for e in store.read("export/edges", tenant=mg.tenant) if e["type"] == "NEXT")
     assert chain == [(f"s{i:02d}", f"s{i + 1:02d}") for i in range(19)]
     assert graph_dump(store, mg.tenant) == graph_dump(store, other_tenant)
+    mine, theirs = derived_vectors(store, mg.tenant), derived_vectors(store, other_tenant)
+    assert mine.keys() == theirs.keys()
+    for mem_id in mine:
+        assert mine[mem_id] == pytest.approx(theirs[mem_id], abs=1e-6), mem_id
 
 
 def test_as_of_by_direct_cypher_on_the_supersession_fixture(mg, store):

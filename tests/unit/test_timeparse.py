@@ -57,10 +57,12 @@ POSITIVE = [
     (NOV, "in the past month", U(2026, 10, 29, 15), NOV, "in the past month", ""),
     (NOV, "in the last week", U(2026, 11, 22, 15), NOV, "in the last week", ""),   # "the": rolling
     (NOV, "last 12 hours", U(2026, 11, 29, 3), NOV, "last 12 hours", ""),
-    # N units ago: that calendar day
+    # N units ago: a window of the unit's size (that day, that Monday-Sunday week, that month, that year)
     (NOV, "what did Bob say 3 days ago", U(2026, 11, 26), U(2026, 11, 27), "3 days ago", "what did Bob say"),
-    (MAR, "two weeks ago", U(2026, 2, 18), U(2026, 2, 19), "two weeks ago", ""),
-    (MAR31, "a month ago", U(2026, 2, 28), U(2026, 3, 1), "a month ago", ""),
+    (MAR, "two weeks ago", U(2026, 2, 16), U(2026, 2, 23), "two weeks ago", ""),
+    (MAR31, "a month ago", U(2026, 2, 1), U(2026, 3, 1), "a month ago", ""),
+    (MAR, "where did Caroline move from 4 years ago?", U(2022, 1, 1), U(2023, 1, 1), "4 years ago",
+     "where did Caroline move from?"),
     # since / before / until / after <date>
     (NOV, "changes since March 1", U(2026, 3, 1), NOV, "since March 1", "changes"),
     (MAR, "since March 10", U(2025, 3, 10), MAR, "since March 10", ""),   # year-less: most recent past

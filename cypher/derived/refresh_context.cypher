@@ -1,0 +1,50 @@
+// name: derived/refresh_context
+// Recompute the derived stream context of the memories $ids (kgmem/derived/context.py, transform context/v1):
+//   context_text      the previous memory's text, a newline, the memory's text;
+//   window_text       up to three memories before, the memory, up to three after, one per line;
+//   context_embedding normalise($prev_weight · previous vector + own vector)   (no model call: the stored vectors);
+//   wide_embedding    normalise(previous + own + next vector).
+// A memory with no neighbour in its exchange (or no stream) reads as itself: its own text and vector, so every
+// memory is in every context channel and streamed memories get no extra votes.
+// Neighbours count only while they belong to the same exchange: each NEXT step on the way at most $gap_seconds
+// apart (a ticket queue whose entries are days apart gives each memory its own text and vector).
+// params: $tenant (string), $ids (list of strings), $prev_weight (float), $gap_seconds (int)
+// returns: refreshed (count)
+:param tenant => 'demo';
+:param ids => ['img-h2'];
+:param prev_weight => 1.0;
+:param gap_seconds => 3600;
+UNWIND $ids AS wanted
+MATCH (a:Memory {tenant: $tenant, id: wanted})
+WHERE a.embedding IS NOT NULL
+CALL (a) {
+  OPTIONAL MATCH q = (b:Memory)-[:NEXT*1..3]->(a)
+  WHERE b.tenant = $tenant
+    AND all(r IN relationships(q) WHERE duration.inSeconds(startNode(r).at, endNode(r).at).seconds <= $gap_seconds)
+  WITH b, length(q) AS d ORDER BY d DESC
+  RETURN [x IN collect(b) WHERE x IS NOT NULL] AS before
+}
+CALL (a) {
+  OPTIONAL MATCH q = (a)-[:NEXT*1..3]->(c:Memory)
+  WHERE c.tenant = $tenant
+    AND all(r IN relationships(q) WHERE duration.inSeconds(startNode(r).at, endNode(r).at).seconds <= $gap_seconds)
+  WITH c, length(q) AS d ORDER BY d ASC
+  RETURN [x IN collect(c) WHERE x IS NOT NULL] AS after
+}
+WITH a, before, after,
+     CASE WHEN size(before) > 0 THEN before[-1] END AS p,
+     CASE WHEN size(after) > 0 THEN after[0] END AS n
+WITH a, before, after, p, n,
+     [i IN range(0, size(a.embedding) - 1) |
+        a.embedding[i] + $prev_weight * coalesce(p.embedding[i], 0.0)] AS ctx,
+     [i IN range(0, size(a.embedding) - 1) |
+        a.embedding[i] + coalesce(p.embedding[i], 0.0) + coalesce(n.embedding[i], 0.0)] AS wide
+WITH a, before, after, p, ctx, wide,
+     sqrt(reduce(s = 0.0, x IN ctx | s + x * x)) AS ctx_norm,
+     sqrt(reduce(s = 0.0, x IN wide | s + x * x)) AS wide_norm
+SET a.context_text = CASE WHEN p IS NULL THEN a.text ELSE p.text + '\n' + a.text END,
+    a.window_text = reduce(s = toString(head(before + [a]).text),
+                           t IN [x IN tail(before + [a]) + after | x.text] | s + '\n' + t),
+    a.context_embedding = CASE WHEN ctx_norm = 0 THEN null ELSE [x IN ctx | x / ctx_norm] END,
+    a.wide_embedding = CASE WHEN wide_norm = 0 THEN null ELSE [x IN wide | x / wide_norm] END
+RETURN count(a) AS refreshed
