@@ -60,17 +60,57 @@ def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> Non
 
 @cli.command("cypher")
 @click.argument("name", required=False)
-@click.option("--list", "list_", is_flag=True, help="List every statement name.")
+@click.option("--list", "list_", is_flag=True, help="List every statement name with its summary.")
+@click.option("--params", "part", flag_value="params",
+              help="Print only the example `:param` lines (Browser paste 1).")
+@click.option("--body", "part", flag_value="body",
+              help="Print only the statement, without header or `:param` lines (Browser paste 2).")
 @handle_errors
-def cypher_cmd(name, list_) -> None:
-    """Print a Cypher statement from cypher/ with its header (paste it into Neo4j Browser)."""
+def cypher_cmd(name, list_, part) -> None:
+    """Print a Cypher statement from cypher/ with its header and example `:param` lines.
+
+    \b
+    In Neo4j Browser (http://127.0.0.1:7474/browser/, user neo4j, the password `kgmem server start` printed),
+    after `kgmem demo` or `kgmem ingest fixtures/demo/demo.jsonl --tenant demo`:
+      paste 1: kgmem cypher why/roots --params   sets the parameters (Browser shows one status per line)
+      paste 2: kgmem cypher why/roots --body     runs the statement: Browser shows the result table
+    Pasting the whole file also runs, but Browser then shows only statuses, no rows (its multi-statement
+    view). The parameters stay set in Browser, so paste 2 can be edited and rerun alone.
+    """
     from ..api import MemoryGraph
 
     if list_ or not name:
+        if part:
+            raise click.UsageError("--params/--body need a statement NAME")
         for q in MemoryGraph.statements():
-            click.echo(f"{q.name:40} {q.summary[:70]}")
+            click.echo(f"{q.name:40} {_clip(q.summary, 70)}")
         return
-    click.echo(MemoryGraph.statement(name).source.rstrip())
+    q = MemoryGraph.statement(name)
+    if part == "params":
+        for key, expr in q.example_params:
+            click.echo(f":param {key} => {expr};")
+        missing = [p for p in q.params if p not in dict(q.example_params)]
+        if missing:
+            click.echo(f"note: no example value for {', '.join('$' + p for p in missing)}; set each with "
+                       f":param NAME => VALUE", err=True)
+        if not q.example_params and not missing:
+            click.echo(f"note: {name} takes no parameters; paste `kgmem cypher {name} --body` alone", err=True)
+    elif part == "body":
+        click.echo(q.text)
+    else:
+        click.echo(q.source.rstrip())
+
+
+def _clip(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut at a word boundary with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    space = cut.rfind(" ")
+    if space > width // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-—(") + "…"
 
 
 @cli.command("bench")
