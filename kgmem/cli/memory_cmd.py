@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
 from pathlib import Path
@@ -64,9 +65,19 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
 
             with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                           TimeRemainingColumn(), console=console(err=True), transient=True) as bar:
-                task = bar.add_task("ingesting", total=None)
-                report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile, force=force,
-                                   progress=lambda done, total: bar.update(task, completed=done, total=total))
+                lines = None if file == "-" else _count_lines(file)
+                reading = bar.add_task("reading", total=lines)
+                writing = bar.add_task("writing", total=None, visible=False)
+
+                def read_done(n: int) -> None:  # every line read and validated: the write phase starts
+                    bar.update(reading, completed=n, total=n)
+                    bar.update(writing, total=n, visible=True)
+
+                counted = _CountingLines(sys.stdin.buffer if file == "-" else open(file, "rb"),  # noqa: SIM115
+                                         lambda n: bar.update(reading, completed=n), read_done)
+                with counted:
+                    report = mg.ingest(counted, batch_size=batch_size, compile_facts=not no_compile, force=force,
+                                       progress=lambda done, total: bar.update(writing, completed=done, total=total))
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -84,6 +95,50 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
                    "Fix: correct those lines and ingest the file again (the other records are stored; "
                    "re-ingesting them changes nothing).", err=True)
         sys.exit(1)
+
+
+def _count_lines(path: str) -> int | None:
+    """Lines in a file (the progress bar's total for reading), counted in 1 MiB chunks; None if unreadable."""
+    try:
+        n, last = 0, b"\n"
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                n += chunk.count(b"\n")
+                last = chunk[-1:]
+        return n + (last != b"\n")
+    except OSError:
+        return None
+
+
+class _CountingLines:
+    """The lines of a binary stream, counting as the ingest reads (and validates) them: ``on_line(n)`` every
+    200 lines, ``on_end(n)`` at the end. Iterable of bytes lines, which ``MemoryGraph.ingest`` reads like a
+    file; the stream is closed on exit unless it is stdin."""
+
+    def __init__(self, stream, on_line, on_end, every: int = 200):
+        self._stream, self._on_line, self._on_end, self._every = stream, on_line, on_end, every
+        self.count = 0
+
+    def __iter__(self):
+        for raw in self._stream:
+            self.count += 1
+            if self.count % self._every == 0:
+                self._on_line(self.count)
+            yield raw
+        self._on_end(self.count)
+
+    def readline(self) -> bytes:  # file-like, so that ingest parses the lines as JSONL
+        raw = self._stream.readline()
+        if raw:
+            self.count += 1
+        return raw
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._stream is not getattr(sys.stdin, "buffer", None):
+            self._stream.close()
 
 
 def _line_error(e: dict) -> str:
@@ -213,7 +268,8 @@ def now(subject, predicate, object, uri, user, password, database, tenant, as_js
     """The current value of a slot: SUBJECT PREDICATE [OBJECT for multi-valued predicates]."""
     with open_graph(uri, user, password, database, tenant) as mg:
         ans = mg.now_answer(subject, predicate, object)
-    emit_json(ans.to_dict()) if as_json else print_slot(ans)
+        hint = _empty_slot_hint(mg, ans.predicate) if ans.value is None else None
+    emit_json({**ans.to_dict(), "hint": hint}) if as_json else print_slot(ans, hint)
 
 
 @click.command("as-of")
@@ -229,7 +285,31 @@ def as_of(subject, predicate, object, at, known_at, uri, user, password, databas
     """The value a slot had at a time."""
     with open_graph(uri, user, password, database, tenant) as mg:
         ans = mg.as_of_answer(subject, predicate, at, object, known_at=known_at)
-    emit_json(ans.to_dict()) if as_json else print_slot(ans)
+        hint = _empty_slot_hint(mg, ans.predicate) if ans.value is None else None
+    emit_json({**ans.to_dict(), "hint": hint}) if as_json else print_slot(ans, hint)
+
+
+
+def _empty_slot_hint(mg, predicate: str) -> str | None:
+    """Why a slot may have answered nothing: an empty tenant, or a predicate outside the vocabulary (with the
+    nearest spellings). None when neither holds (the slot is simply not recorded)."""
+    hints = []
+    if mg.store.read("admin/count_tenant", tenant=mg.tenant)[0]["memories"] == 0:
+        hints.append(f"tenant '{mg.tenant}' has no memories (check --tenant or KGMEM_TENANT)")
+    vocab = mg.vocabulary
+    if predicate not in vocab:
+        spellings = {}
+        for name in vocab.names():
+            spec = vocab.spec(name)
+            for word in (name, *(spec.aliases if spec else ())):
+                spellings.setdefault(word, name)
+        scored = sorted(((difflib.SequenceMatcher(None, predicate, w).ratio(), w) for w in spellings), reverse=True)
+        best = scored[0][0] if scored else 0.0
+        close = [w for r, w in scored if r >= max(0.6, best - 0.08)]  # the best spellings, not every near one
+        names = list(dict.fromkeys(spellings[w] for w in close))[:3]
+        guess = f"; did you mean {' or '.join(names)}?" if names else " (see kgmem/data/vocabulary.json)"
+        hints.append(f"predicate '{predicate}' is not in the vocabulary{guess}")
+    return "; ".join(hints) or None
 
 
 @click.command("history")
@@ -244,7 +324,8 @@ def history(subject, predicate, object, known_at, uri, user, password, database,
     """Every version of a slot, oldest first."""
     with open_graph(uri, user, password, database, tenant) as mg:
         h = mg.history_answer(subject, predicate, object, known_at=known_at)
-    emit_json(h.to_dict()) if as_json else print_history(h)
+        hint = _empty_slot_hint(mg, h.predicate) if not h.versions else None
+    emit_json({**h.to_dict(), "hint": hint}) if as_json else print_history(h, hint)
 
 
 @click.command("changes")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 from rich.console import Console
 from rich.table import Table
 
@@ -10,10 +13,29 @@ from ..results import History, Recall, SlotAnswer, Why, iso
 _consoles: dict[bool, Console] = {}
 
 
+PIPE_WIDTH = 200  # columns of a table written to a pipe or file (COLUMNS overrides)
+
+
 def console(err: bool = False) -> Console:
+    """A rich console. On a terminal it is as wide as the terminal; written to a pipe or a file (``| less``,
+    ``> out.txt``) it is COLUMNS or 200 columns wide, so that tables do not squash text into a narrow column."""
     if err not in _consoles:
-        _consoles[err] = Console(stderr=err, highlight=False, soft_wrap=False)
+        stream = sys.stderr if err else sys.stdout
+        width = None
+        if not _isatty(stream):
+            try:
+                width = int(os.environ.get("COLUMNS", "")) or PIPE_WIDTH
+            except ValueError:
+                width = PIPE_WIDTH
+        _consoles[err] = Console(stderr=err, highlight=False, soft_wrap=False, width=width)
     return _consoles[err]
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _short(t) -> str:
@@ -54,12 +76,14 @@ def print_why(res: Why) -> None:
         c.print("path: " + " → ".join(p))
 
 
-def print_slot(ans: SlotAnswer) -> None:
+def print_slot(ans: SlotAnswer, hint: str | None = None) -> None:
     c = console()
     slot = f"{ans.subject} · {ans.predicate}" + (f" · {ans.object}" if ans.object else "")
     when = f" at {iso(ans.at)}" if ans.at else " now"
     if ans.value is None:
-        c.print(f"{slot}{when}: [yellow]nothing recorded[/yellow]")
+        c.print(f"{slot}{when}: [yellow]nothing recorded[/yellow]", markup=True)
+        if hint:
+            c.print(f"   hint: {hint}", markup=False)
         return
     v = ans.value
     neg = "" if v.polarity else "NOT "
@@ -68,7 +92,13 @@ def print_slot(ans: SlotAnswer) -> None:
     c.print(f"   “{v.text}”")
 
 
-def print_history(h: History) -> None:
+def print_history(h: History, hint: str | None = None) -> None:
+    if not h.versions:
+        slot = f"{h.subject} · {h.predicate}" + (f" · {h.object}" if h.object else "")
+        console().print(f"{slot}: [yellow]nothing recorded[/yellow]")
+        if hint:
+            console().print(f"   hint: {hint}", markup=False)
+        return
     t = Table(show_edge=False, title=f"{h.subject} · {h.predicate}" + (f" · {h.object}" if h.object else ""))
     for col in ("from", "to", "value", "id", "text"):
         t.add_column(col)

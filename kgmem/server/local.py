@@ -13,6 +13,7 @@ Auth: on, with a random password generated at first start and kept in ``$KGMEM_H
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -84,6 +85,9 @@ class ServerSettings:
     pagecache: str = "1g"
     home: Path = field(default_factory=lambda: kgmem_home() / "neo4j")
     start_timeout: float = 180.0
+    # the ports the caller asked for (option or KGMEM_*_PORT); the others are defaults, and a running server
+    # of this home keeps the ports it was started with
+    explicit_ports: frozenset[str] = frozenset()
 
     @classmethod
     def from_env(cls, **overrides) -> ServerSettings:
@@ -94,9 +98,14 @@ class ServerSettings:
             heap=env.get("KGMEM_NEO4J_HEAP", "1g"),
             pagecache=env.get("KGMEM_NEO4J_PAGECACHE", "1g"),
         )
+        explicit = {k for k, var in (("bolt_port", "KGMEM_BOLT_PORT"), ("http_port", "KGMEM_HTTP_PORT"))
+                    if env.get(var)}
         for k, v in overrides.items():
             if v is not None:
                 setattr(s, k, v)
+                if k in ("bolt_port", "http_port"):
+                    explicit.add(k)
+        s.explicit_ports = frozenset(explicit)
         return s
 
     @property
@@ -330,6 +339,7 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
     state = _read_state()
     pid = running_pid(settings)
     if pid is not None:
+        settings = _running_settings(settings, state, pid)
         if state.get("password") and _bolt_answers(settings, state["password"], timeout=5):
             return {**status(settings), "already_running": True}
         # started but not ready yet (another start in progress): wait for it
@@ -399,6 +409,25 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
     })
     _wait_ready(settings, password, proc.pid, t0 + settings.start_timeout)
     return {**status(settings), "already_running": False, "start_seconds": round(time.monotonic() - t0, 2)}
+
+
+def _running_settings(settings: ServerSettings, state: dict, pid: int) -> ServerSettings:
+    """The settings of the server of this home that already runs (pid ``pid``): its ports come from its state
+    file. Ports asked for explicitly that differ from them are an error at once (one server per home)."""
+    running = {"bolt_port": state.get("bolt_port"), "http_port": state.get("http_port")}
+    if state.get("home") not in (None, str(settings.home)) or None in running.values():
+        return settings  # no usable record of its ports: keep what was asked
+    label = {"bolt_port": "Bolt", "http_port": "HTTP"}
+    clash = [f"{label[k]} {getattr(settings, k)}" for k in sorted(settings.explicit_ports)
+             if getattr(settings, k) != running[k]]
+    if clash:
+        raise ServerError(
+            f"the server of {settings.home} already runs (pid {pid}) with Bolt on {running['bolt_port']} and HTTP "
+            f"on {running['http_port']} (asked: {', '.join(clash)})",
+            fix="use it as it is (`kgmem server start` without ports, or `kgmem server status`), or run "
+                "`kgmem server stop` first and start it again on the new ports",
+        )
+    return dataclasses.replace(settings, bolt_port=int(running["bolt_port"]), http_port=int(running["http_port"]))
 
 
 def _wait_ready(settings: ServerSettings, password: str | None, pid: int, deadline: float) -> None:

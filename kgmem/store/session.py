@@ -79,9 +79,11 @@ def mapped_errors(uri: str) -> Iterator[None]:
     except KgmemError:
         raise
     except nx.AuthError as e:
-        raise DatabaseUnavailable(
+        # the database answered: the credentials are bad input (exit 1), not an unreachable database (3)
+        raise InputError(
             f"Neo4j at {uri} refused the credentials: {e.message}",
-            fix="check NEO4J_USERNAME/NEO4J_PASSWORD (the local server's are printed by `kgmem server start`)",
+            fix="set NEO4J_PASSWORD (and NEO4J_USERNAME, default neo4j) or --password/--user to the right ones; "
+                "the local server's are printed by `kgmem server start`",
         ) from e
     except (nx.ServiceUnavailable, nx.SessionExpired) as e:
         raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}", fix=_UNREACHABLE_FIX) from e
@@ -89,6 +91,11 @@ def mapped_errors(uri: str) -> Iterator[None]:
         raise InputError(f"the database rejected the write: {e.message}") from e
     except nx.ClientError as e:
         code = e.code or ""
+        if "Security.AuthenticationRateLimit" in code:
+            raise InputError(
+                f"Neo4j at {uri} refused the credentials after too many failed logins: {e.message}",
+                fix="wait a few seconds, then retry with the right NEO4J_PASSWORD (and NEO4J_USERNAME)",
+            ) from e
         if "DatabaseNotFound" in code:
             raise DatabaseUnavailable(
                 f"Neo4j at {uri} has no such database: {e.message}", fix="check NEO4J_DATABASE"
