@@ -133,7 +133,8 @@ class MemoryGraph(LifecycleMixin):
     # ------------------------------------------------------------------ schema
 
     def init(self, *, rebuild_indexes: bool = False) -> list[dict]:
-        """Create constraints and indexes (idempotent) and wait until they are ONLINE.
+        """Create constraints and indexes (idempotent), wait until they are ONLINE, and record the schema
+        version in the database (so later processes skip this step: see :mod:`kgmem.store.schema`).
 
         ``rebuild_indexes`` first drops the vector and fulltext indexes over memories and builds them again
         from the stored properties (they are derived; HNSW search slows down after many deletions)."""
@@ -147,7 +148,13 @@ class MemoryGraph(LifecycleMixin):
 
     def _ready(self, *, model: bool = True) -> None:
         if not self._schema_ready:
-            self.init()
+            # one cheap check (the recorded schema version and the index states) instead of every
+            # CREATE ... IF NOT EXISTS; a new version, a missing record or a missing index applies the schema
+            with self._schema_lock:
+                if not self._schema_ready and schema.is_current(self.store):
+                    self._schema_ready = True
+            if not self._schema_ready:
+                self.init()
         if model and not self._model_checked:  # vectors of two models are not comparable: refuse, say to rebuild
             check_model(self.store, self.tenant, MODEL_ID)
             self._model_checked = True

