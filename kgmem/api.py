@@ -12,8 +12,8 @@ from .derived import causal as _causal
 from .derived import context as _context
 from .embed import MODEL_ID, Embedder, get_embedder
 from .errors import InputError, NotFoundError
-from .ingest.pipeline import DEFAULT_BATCH, ingest as _ingest
-from .ingest.records import parse_time
+from .ingest.pipeline import DEFAULT_BATCH, ingest as _ingest, uninferred as _uninferred
+from .ingest.records import MAX_ID, MAX_QUERY, check_slot_query, check_string, parse_time
 from .query import slots as _slots
 from .query.abstain import AbstainPolicy
 from .query.filters import TIME_MODES, build_filters
@@ -171,13 +171,17 @@ class MemoryGraph(LifecycleMixin):
         A record that was forgotten stays forgotten (an error for its line) unless ``force``.
         """
         self._ready()
+        unchanged: list[str] = []
         report = _ingest(self.store, records, tenant=self.tenant, embedder=self.embedder,
                          vocabulary=self.vocabulary, batch_size=batch_size, compile_text=compile_facts,
-                         progress=progress, force=force)
+                         progress=progress, force=force, unchanged_ids=unchanged)
         if report.ids:  # the derived stream context of the new memories and their neighbours
             _context.refresh_for(self.store, self.tenant, report.ids)
-        if infer_causes and report.ids:
-            links = _causal.infer_links(self.store, self.embedder, self.tenant, report.ids)
+        # unchanged records without any cause: a run killed after its write but before this pass left them
+        # uninferred, and a re-run is what completes it (links are merged: a repeat creates nothing)
+        todo = report.ids + (_uninferred(self.store, self.tenant, unchanged) if infer_causes and unchanged else [])
+        if infer_causes and todo:
+            links = _causal.infer_links(self.store, self.embedder, self.tenant, todo)
             created = _causal.write_links(self.store, self.tenant, links)
             report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
             report.linked += created
@@ -207,6 +211,7 @@ class MemoryGraph(LifecycleMixin):
     # ------------------------------------------------------------------ reading one memory
 
     def get(self, memory_id: str) -> Memory:
+        check_string(memory_id, field="id", max_len=MAX_ID)
         rows = self.store.read("memory/by_ids", tenant=self.tenant, ids=[memory_id])
         if not rows:
             raise NotFoundError(f"no memory with id '{memory_id}' in tenant '{self.tenant}'",
@@ -230,6 +235,9 @@ class MemoryGraph(LifecycleMixin):
         force one use, False ignores phrases. Explicit ``since``/``until``/``at`` are always hard filters.
         The result may abstain.
         """
+        check_string(query, field="query", max_len=MAX_QUERY)
+        if user is not None:
+            check_string(user, field="user", max_len=500)
         self._ready()
         filters, text = build_filters(
             query if isinstance(query, str) else "", tenant=self.tenant, user=user, at=_time(at, "at"),
@@ -250,6 +258,7 @@ class MemoryGraph(LifecycleMixin):
         ("on Friday") help rank the symptom but are not hard filters unless ``time_filters`` is set: an
         incident's "Friday" is rarely the Friday before today.
         """
+        check_string(query, field="query", max_len=MAX_QUERY)
         self._ready()
         filters, text = build_filters(query if isinstance(query, str) else "", tenant=self.tenant,
                                       at=_time(at, "at"), now=_time(now, "now"),
@@ -264,6 +273,7 @@ class MemoryGraph(LifecycleMixin):
         for name, value in (("before", before), ("after", after)):
             if not isinstance(value, int) or not 0 <= value <= 500:
                 raise InputError(f"must be 0 to 500, got {value}", field=name, fix="ask for 0 to 500 memories")
+        check_string(memory_id, field="id", max_len=MAX_ID)
         self._ready()
         rows = _walks.timeline(self.store, self.tenant, memory_id, before=before, after=after)
         if not rows:
@@ -278,6 +288,7 @@ class MemoryGraph(LifecycleMixin):
         if not isinstance(question, str) or not question.strip():
             raise InputError("must be a non-empty question", field="question",
                              fix='ask something, e.g. "where does Maya live?"')
+        check_string(question, field="question", max_len=MAX_QUERY)
         from .router import Router
 
         route = Router.default().predict(question)
@@ -315,6 +326,7 @@ class MemoryGraph(LifecycleMixin):
             if not isinstance(value, str) or not value.strip():
                 raise InputError("must be a non-empty string", field=name,
                                  fix='name the slot, e.g. now("maya", "lives_in")')
+        check_slot_query(subject, predicate, object)
         return _slots.resolve_slot(self.vocabulary, self.tenant, subject, predicate, object, embed=self._embed)
 
     def _embed(self, texts):

@@ -34,6 +34,9 @@ class LifecycleMixin:
         self._ready()
         if not isinstance(id, str) or not id.strip():
             raise InputError("must be a non-empty string", field="id")
+        from .ingest.records import MAX_ID, check_string
+
+        check_string(id, field="id", max_len=MAX_ID)  # no NUL, no lone surrogate (issue 16)
         out = _forget.forget_ids(self.store, self.embedder, self.tenant, [id], reason="forget")
         _context.refresh_for(self.store, self.tenant, [])  # re-derived summaries and merges get their context
         return out

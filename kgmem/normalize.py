@@ -49,7 +49,10 @@ _QUOTES = {
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 _WS = re.compile(r"\s+")
 _SIMPLE_NAME = re.compile(r"[A-Za-z0-9]+(?: [A-Za-z0-9]+)*")
-_CAMEL_1 = re.compile(r"([A-Z]+)([A-Z][a-z])")
+# "HTTPServer" -> "HTTP_Server": a boundary before the last capital of a run when a lowercase letter follows.
+# Written as a zero-width match so it is linear: the former ``([A-Z]+)([A-Z][a-z])`` backtracked over every
+# run of capitals (quadratic: a 100k-character run of capitals took minutes).
+_CAMEL_1 = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z])")
 _CAMEL_2 = re.compile(r"([a-z0-9])([A-Z])")
 _UNDERSCORES = re.compile(r"_+")
 _TRAILING_PUNCT = ".,;:!?\u2026"
@@ -84,7 +87,7 @@ def snake_case(s: str) -> str:
     or doubled underscores. Non-ASCII letters are kept.
     """
     text = clean_text(_unify_punctuation(s)).replace("'", "")
-    text = _CAMEL_2.sub(r"\1_\2", _CAMEL_1.sub(r"\1_\2", text))
+    text = _CAMEL_2.sub(r"\1_\2", _CAMEL_1.sub("_", text))
     text = "".join(ch if _is_word(ch) else "_" for ch in text.lower())
     return _UNDERSCORES.sub("_", text).strip("_")
 

@@ -45,11 +45,12 @@ def iter_source(source: Any) -> Iterator[tuple[int | None, Any]]:
             raise InputError(f"no such file: {path}", fix="check the path")
         if path.is_dir():
             raise InputError(f"{path} is a directory", fix="give a .jsonl file")
-        with open(path, encoding="utf-8") as f:
+        with open(path, "rb") as f:  # bytes: each line is decoded on its own (a bad byte costs one line)
             yield from read_jsonl(f)
         return
     if isinstance(source, io.TextIOBase) or hasattr(source, "readline"):
-        yield from read_jsonl(source)
+        buffer = getattr(source, "buffer", None)  # sys.stdin: read its bytes, for the same reason
+        yield from read_jsonl(buffer if buffer is not None and hasattr(buffer, "readline") else source)
         return
     if isinstance(source, dict):
         source = [source]
@@ -58,13 +59,16 @@ def iter_source(source: Any) -> Iterator[tuple[int | None, Any]]:
 
 class Ingestor:
     def __init__(self, store: Store, embedder: Embedder, vocabulary: Vocabulary, *, batch_size: int = DEFAULT_BATCH,
-                 compile_text: bool = True, force: bool = False):
+                 compile_text: bool = True, force: bool = False, unchanged_ids: list[str] | None = None):
         self.store = store
         self.embedder = embedder
         self.vocabulary = vocabulary
         self.batch_size = max(1, batch_size)
         self.compile_text = compile_text
         self.force = force
+        # ids of records found already stored with the same content (the caller may finish their derived
+        # work: after a crash between the write and the inference pass, a re-run is what completes it)
+        self.unchanged_ids = unchanged_ids if unchanged_ids is not None else []
 
     # ------------------------------------------------------------------ phases
 
@@ -102,7 +106,7 @@ class Ingestor:
                 if seen[rec.id] == rec.content_key:
                     report.unchanged += 1
                 else:
-                    report.errors.append({"line": it.line, "error": f"id '{rec.id}' appears earlier in this input "
+                    report.errors.append({"line": it.line, "error": f"field 'id': id '{rec.id}' appears earlier in this input "
                                           "with different content; give each memory its own id"})
                 continue
             seen[rec.id] = rec.content_key
@@ -116,8 +120,9 @@ class Ingestor:
                 fresh.append(it)
             elif stored == it.record.content_key:
                 report.unchanged += 1
+                self.unchanged_ids.append(it.record.id)
             else:
-                report.errors.append({"line": it.line, "error": f"id '{it.record.id}' already holds different "
+                report.errors.append({"line": it.line, "error": f"field 'id': id '{it.record.id}' already holds different "
                                       "content (memories are append-only); give the new memory a new id"})
         return fresh
 
@@ -140,7 +145,7 @@ class Ingestor:
                 keep.append(it)
             elif stone["reason"] == "forget" and not self.force:
                 report.errors.append({"line": it.line, "error": (
-                    f"id '{it.record.id}' was forgotten at {stone['forgotten_at']} and is not stored again "
+                    f"field 'id': id '{it.record.id}' was forgotten at {stone['forgotten_at']} and is not stored again "
                     "(ingest with force=True, or --force, to bring it back)")})
             else:
                 keep.append(it)
@@ -255,6 +260,18 @@ class Ingestor:
 
 def ingest(store: Store, source: Any, *, tenant: str, embedder: Embedder, vocabulary: Vocabulary,
            batch_size: int = DEFAULT_BATCH, compile_text: bool = True, progress: Progress | None = None,
-           now: dt.datetime | None = None, force: bool = False) -> IngestReport:
+           now: dt.datetime | None = None, force: bool = False,
+           unchanged_ids: list[str] | None = None) -> IngestReport:
+    """``unchanged_ids``: a list that receives the ids of records already stored with the same content."""
     return Ingestor(store, embedder, vocabulary, batch_size=batch_size, compile_text=compile_text,
-                    force=force).run(source, tenant=tenant, progress=progress, now=now)
+                    force=force, unchanged_ids=unchanged_ids).run(source, tenant=tenant, progress=progress, now=now)
+
+
+def uninferred(store: Store, tenant: str, ids: list[str]) -> list[str]:
+    """Of ``ids``, the memories that may still lack their inferred causes: records (not compiled facts) with no
+    outgoing CAUSED_BY at all. The inference pass runs after the write, so a client killed between the two
+    leaves such memories; a re-run of the same ingest finds them unchanged and infers for them."""
+    out: list[str] = []
+    for i in range(0, len(ids), 5000):
+        out += [r["id"] for r in store.read("ingest/uncaused_ids", tenant=tenant, ids=ids[i:i + 5000])]
+    return out

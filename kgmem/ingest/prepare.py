@@ -18,9 +18,13 @@ from ..normalize import entity_key, looks_like_a_name, normalize_object, normali
 from ..vocab import Vocabulary
 from .compiler import compile_facts
 from .entities import MAX_ENTITIES, KnownNames, extract_entities, known_names_in
-from .records import Record
+from .records import MAX_ENTITY_NAME, MAX_SLOT_PART, Record
 
 COMPILER_TRANSFORM = "compiler/v1"
+# Entity.key is in the (tenant, key) uniqueness constraint, whose index refuses keys over ~8 kB and takes the
+# whole batch's transaction down with it: a longer name (an 8k-character all-caps or base64 token read from a
+# text) is not an entity, it is left out before the write
+MAX_ENTITY_KEY = MAX_ENTITY_NAME
 
 
 @dataclass
@@ -97,7 +101,7 @@ class Preparer:
                 names = self._extracted[rec.id] = extract_entities(rec.text, known=self.alias_names)
             for name in names:
                 key = entity_key(name)
-                if not key or key in self.alias_keys:
+                if not key or key in self.alias_keys or len(key) > MAX_ENTITY_KEY:
                     continue
                 if rec.entities is not None or looks_like_a_name(name, rec.text):
                     self.alias_keys[key] = key
@@ -149,9 +153,11 @@ class Preparer:
                 confidence=cf.confidence, retention=rec.retention, origin="compiled",
                 transform=COMPILER_TRANSFORM, derived_from=rec.id, line=rec.line,
             )
-            self._fill_fact(row, rec.tenant, normalize_subject(cf.subject, default_user=user), cf.predicate,
-                            cf.object, cf.polarity)
-            if row.slot in seen:  # the same slot twice in one text: the first statement stands
+            subject = normalize_subject(cf.subject, default_user=user)
+            if not subject or len(subject) > MAX_SLOT_PART or not cf.object or len(cf.object) > MAX_SLOT_PART * 2:
+                continue  # a fact read from text whose subject is only symbols, or absurdly long: not a fact
+            self._fill_fact(row, rec.tenant, subject, cf.predicate, cf.object, cf.polarity)
+            if not row.object_key or row.slot in seen:  # the same slot twice in one text: the first statement stands
                 continue
             seen.add(row.slot)
             okey = entity_key(row.object or "")
@@ -176,7 +182,7 @@ class Preparer:
         for name in names:
             key = entity_key(name)
             key = self.alias_keys.get(key, key)
-            if not key or key in seen:
+            if not key or key in seen or len(key) > MAX_ENTITY_KEY or len(name) > 4 * MAX_ENTITY_KEY:
                 continue
             seen.add(key)
             name_like = given is not None or key in self.alias_keys.values() or looks_like_a_name(name, text)

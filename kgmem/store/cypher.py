@@ -90,11 +90,26 @@ def _strip_strings(text: str) -> str:
     return re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "''", text)
 
 
+def _safe_name(name: str) -> bool:
+    """A statement name is ``group/name`` inside cypher/: relative, no ``..`` part, no backslash or NUL."""
+    if not isinstance(name, str) or not name or "\x00" in name or "\\" in name or ":" in name:
+        return False
+    if name.startswith(("/", "~")):
+        return False
+    return all(part not in ("", ".", "..") for part in name.split("/"))
+
+
 @lru_cache(maxsize=None)
 def load(name: str) -> Query:
     root = cypher_root()
+    if not _safe_name(name):
+        raise KeyError(f"{name!r} is not a statement name (a relative group/name inside {root}, without '..')")
     path = root / f"{name}.cypher"
-    if not path.is_file():
+    try:
+        inside = path.resolve().is_relative_to(root.resolve())
+    except (OSError, ValueError):
+        inside = False
+    if not inside or not path.is_file():
         raise KeyError(f"no Cypher file {name!r} in {root} (names: {', '.join(names()[:8])}, ...)")
     return parse(name, path.read_text(encoding="utf-8"), path)
 

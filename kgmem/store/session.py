@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import logging
+import random
+import time
 from typing import Any, Callable, Iterator, TypeVar
 
 import neo4j
@@ -111,6 +113,23 @@ def mapped_errors(uri: str) -> Iterator[None]:
         raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}: {e}", fix=_UNREACHABLE_FIX) from e
 
 
+TRANSIENT_ROUNDS = 4  # rounds of the driver's own retries (max_transaction_retry_time each) on a transient error
+
+
+def _transient_retry(fn: Callable[[], T]) -> T:
+    """Run ``fn`` (a managed transaction, already retried by the driver for max_transaction_retry_time) again
+    when it still ends in a transient error: many writers on the same slots and streams can deadlock longer
+    than one round of driver retries. An unreachable database is not transient here: it fails at once."""
+    for attempt in range(TRANSIENT_ROUNDS):
+        try:
+            return fn()
+        except nx.TransientError:
+            if attempt == TRANSIENT_ROUNDS - 1:
+                raise
+            time.sleep(random.uniform(0.1, 0.5) * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 class Tx:
     """A transaction handed to :meth:`Store.write_tx` / :meth:`Store.read_tx` callbacks."""
 
@@ -169,13 +188,18 @@ class Store:
     def _execute(self, name: str, params: dict, routing: RoutingControl) -> list[dict]:
         q = _checked(name, params)
         with mapped_errors(self.connection.uri):
-            result = self._driver.execute_query(q.text, to_params(params), routing_=routing, database_=self.database)
+            result = _transient_retry(lambda: self._driver.execute_query(
+                q.text, to_params(params), routing_=routing, database_=self.database))
         return [_record_dict(r) for r in result.records]
 
     def write_tx(self, fn: Callable[[Tx], T]) -> T:
         """Run ``fn`` in one write transaction (all or nothing), retried on transient errors."""
-        with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
-            return s.execute_write(lambda tx: fn(Tx(tx)))
+        def once() -> T:
+            with self._driver.session(database=self.database) as s:
+                return s.execute_write(lambda tx: fn(Tx(tx)))
+
+        with mapped_errors(self.connection.uri):
+            return _transient_retry(once)
 
     def read_tx(self, fn: Callable[[Tx], T]) -> T:
         with mapped_errors(self.connection.uri), self._driver.session(

@@ -1,0 +1,56 @@
+"""Reliability (issue 16): hostile strings, malformed JSONL, tenant isolation, concurrent writers, a client or
+the database killed mid-ingest, cypher name traversal, forget under load. The checks live in
+``bench/kgmem_bench/reliability.py`` (``kgmem bench --suite reliability`` prints the same rows); here each must
+come out with no failure, nothing lost, duplicated or leaked. All are slow; each is bounded in counts and time."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgmem_bench import reliability as rel
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def base(mg):
+    return mg
+
+
+def _assert_clean(row: rel.Row) -> None:
+    assert row.attempts > 0, row
+    assert row.ok, str(row)
+
+
+def test_hostile_strings(base):
+    _assert_clean(rel.check_hostile_strings(base, examples=40))
+
+
+def test_malformed_jsonl(base, tmp_path):
+    _assert_clean(rel.check_malformed(base, tmp_path))
+
+
+def test_tenant_isolation(base, tmp_path):
+    row = rel.check_tenant_isolation(base, tmp_path, queries=1000)
+    assert row.attempts >= 1000
+    _assert_clean(row)
+
+
+def test_concurrent_writers(base):
+    _assert_clean(rel.check_concurrent_writers(base, procs=8, updates=200))
+
+
+def test_client_killed_mid_ingest(base, tmp_path):
+    _assert_clean(rel.check_client_killed(base, tmp_path, n=5000))
+
+
+def test_database_killed_mid_ingest(base, tmp_path):
+    _assert_clean(rel.check_database_killed(base, tmp_path, n=3000))
+
+
+def test_cypher_names_stay_inside_cypher():
+    _assert_clean(rel.check_cypher_paths())
+
+
+def test_forget_under_load(base, tmp_path):
+    _assert_clean(rel.check_forget_under_load(base, tmp_path, seconds=20))
