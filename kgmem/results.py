@@ -228,10 +228,14 @@ class Recall:
     reason: str | None
     hits: list[Hit]
     explain: dict[str, Any] | None = None
+    confidence: float | None = None  # the learned model's probability that the best hit should be answered
+    features: dict[str, float] | None = field(default=None, repr=False)  # what the model saw
 
     def to_dict(self) -> dict:
         d = {"query": self.query, "abstained": self.abstained, "reason": self.reason,
              "hits": [h.to_dict() for h in self.hits]}
+        if self.confidence is not None:
+            d["confidence"] = round(self.confidence, 4)
         if self.explain is not None:
             d["explain"] = self.explain
         return d

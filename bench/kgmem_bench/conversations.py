@@ -361,15 +361,18 @@ def _run_conversation(ctx: BenchContext, base: Any, conv: dict, questions: list[
                 res = mg.recall(q["question"], k=K, now=conv["now"])
                 lat = time.perf_counter() - t1
                 ids, abstained, reason = [h.id for h in res.hits], bool(res.abstained), res.reason
+                feats, conf = res.features, res.confidence
                 err = None
             except Exception as exc:  # recorded, never fatal: the other questions still count
                 lat = time.perf_counter() - t1
                 ids, abstained, reason, err = [], True, None, f"{type(exc).__name__}: {exc}"
+                feats, conf = None, None
                 errors += 1
             s = score(ids, q["gold"])
             rows[KGMEM].append({"conversation": sid, "index": q["index"], "category": q["category"], "gold": q["gold"],
                                 "top10": ids[:K], **s, "empty": not ids, "abstained": abstained, "reason": reason,
-                                "latency_ms": lat * 1000.0, **({"error": err} if err else {})})
+                                "latency_ms": lat * 1000.0, "features": feats, "confidence": conf,
+                                **({"error": err} if err else {})})
     if errors:
         notes.append(f"**{sid}: recall raised on {errors} question(s)**; they count as empty and abstained "
                      "(the error is in figures.kgmem_questions).")
@@ -465,6 +468,73 @@ def _plots(agg: dict[str, dict], quick: bool) -> list[dict]:
     return plots
 
 
+def confidence_folds(kgmem_rows: list[dict]) -> dict:
+    """Abstention learned on a mix, evaluated leave-one-conversation-out (the held-out folds only).
+
+    For each conversation: a logistic regression on kgmem.query.confidence.FEATURES fitted on the shippable
+    training rows (bench/confidence_training.json: fixtures and WikiWhy, written by scripts/fit_confidence.py)
+    plus the other conversations' questions (category 5 = should not be answered, 1–4 with a gold turn in the
+    top 5 = should), its threshold chosen on that training part (at most 25 % of its negatives answered), then
+    applied to the held-out conversation. Also the AUC of each feature alone over all conversations."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.preprocessing import StandardScaler
+
+    from kgmem.query.confidence import FEATURES
+
+    train_file = ROOT / "bench" / "confidence_training.json"
+    base_rows = json.loads(train_file.read_text())["rows"] if train_file.is_file() else []
+    xb = [r["x"] for r in base_rows]
+    yb = [r["label"] for r in base_rows]
+
+    def labelled(rows):
+        out = []
+        for r in rows:
+            if r.get("features") is None:
+                continue
+            if r["category"] == ADVERSARIAL:
+                y = 0
+            elif r["any@5"] > 0:
+                y = 1
+            else:
+                continue
+            out.append(([r["features"][f] for f in FEATURES], y, r["conversation"]))
+        return out
+
+    data = labelled(kgmem_rows)
+    convs = sorted({c for _, _, c in data})
+    folds = {}
+    for held in convs:
+        x = xb + [v for v, _, c in data if c != held]
+        y = yb + [lab for _, lab, c in data if c != held]
+        test = [(v, lab) for v, lab, c in data if c == held]
+        if len(set(y)) < 2 or not test:
+            continue
+        sc = StandardScaler().fit(x)
+        clf = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000).fit(sc.transform(x), y)
+        p_train = clf.predict_proba(sc.transform(x))[:, 1]
+        neg = np.sort(p_train[np.array(y) == 0])
+        thr = float(neg[int(np.ceil(0.75 * len(neg))) - 1]) + 1e-6
+        p = clf.predict_proba(sc.transform([v for v, _ in test]))[:, 1]
+        yt = np.array([lab for _, lab in test])
+        folds[held] = {"answerable_answered": float((p[yt == 1] >= thr).mean()) if (yt == 1).any() else None,
+                       "adversarial_answered": float((p[yt == 0] >= thr).mean()) if (yt == 0).any() else None,
+                       "auc": float(roc_auc_score(yt, p)) if len(set(yt)) == 2 else None, "threshold": thr,
+                       "n_pos": int((yt == 1).sum()), "n_neg": int((yt == 0).sum())}
+    ys = np.array([lab for _, lab, _ in data])
+    aucs = {}
+    for i, f in enumerate(FEATURES):
+        vals = np.array([v[i] for v, _, _ in data])
+        aucs[f] = float(roc_auc_score(ys, vals)) if len(set(ys)) == 2 and len(set(vals)) > 1 else None
+
+    def mean(key):
+        vals = [f[key] for f in folds.values() if f[key] is not None]
+        return float(np.mean(vals)) if vals else None
+
+    return {"folds": folds, "mean": {k: mean(k) for k in ("answerable_answered", "adversarial_answered", "auc")},
+            "feature_auc": aucs, "training_rows": len(base_rows)}
+
+
 @suite("conversations", title="Long conversations (LoCoMo): recall per question category against flat baselines")
 def run(ctx: BenchContext) -> dict:
     """LoCoMo (development half): kgmem recall vs flat vector, BM25 and RRF per question category."""
@@ -547,10 +617,29 @@ def run(ctx: BenchContext) -> dict:
         "conversations": conv_info,
         "kgmem_questions": [{k: r[k] for k in ("conversation", "index", "category", "gold", "top10", "frac@10",
                                                 "any@10", "any@5", "first", "empty", "abstained", "reason",
-                                                "latency_ms", "error") if k in r} for r in rows[KGMEM]],
+                                                "latency_ms", "error", "features", "confidence") if k in r}
+                            for r in rows[KGMEM]],
         "baseline_questions": {s: [{"conversation": r["conversation"], "index": r["index"], "top10": r["top10"],
                                     "frac@10": r["frac@10"], "any@5": r["any@5"]} for r in rows[s]]
                                for s in SYSTEMS if s != KGMEM},
     }
-    return {"tables": _tables(agg, by_conv, lat, ctx.quick), "figures": figures, "plots": _plots(agg, ctx.quick),
-            "notes": notes}
+    tables = _tables(agg, by_conv, lat, ctx.quick)
+    if not ctx.quick:
+        conf = confidence_folds(rows[KGMEM])
+        figures["confidence_folds"] = conf
+        pct = lambda v: "—" if v is None else f"{100 * v:.0f} %"  # noqa: E731
+        tables.append({
+            "title": "Abstention learned on fixtures + WikiWhy + the other conversations (held-out conversation)",
+            "columns": ["held-out conversation", "answerable with gold in top 5 answered", "adversarial answered",
+                        "AUC"],
+            "rows": [[c, pct(f["answerable_answered"]), pct(f["adversarial_answered"]),
+                      "—" if f["auc"] is None else f"{f['auc']:.3f}"] for c, f in conf["folds"].items()]
+                    + [["mean of folds", pct(conf["mean"]["answerable_answered"]),
+                        pct(conf["mean"]["adversarial_answered"]),
+                        "—" if conf["mean"]["auc"] is None else f"{conf['mean']['auc']:.3f}"]],
+            "note": "The shipped model (kgmem/data/confidence.json) is fitted without LoCoMo; the rows above refit "
+                    "with the other four conversations added, threshold chosen on the training part (<= 25 % of "
+                    "its negatives answered). Feature AUCs over all conversations: "
+                    + ", ".join(f"{k} {v:.2f}" for k, v in conf["feature_auc"].items() if v is not None) + ".",
+        })
+    return {"tables": tables, "figures": figures, "plots": _plots(agg, ctx.quick), "notes": notes}

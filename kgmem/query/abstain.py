@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from .confidence import best_cosine
+
 _IDENT = re.compile(r"(?=[\w\-.]*\d)(?=[\w\-.]*[a-zA-Z])[\w][\w\-.]*[\w]")  # the definition; see below
 _RUN = re.compile(r"[\w\-.]+")
 _DIGIT = re.compile(r"\d")
@@ -79,22 +81,16 @@ def judge_hit(similarity: float | None, ranks: dict[str, int | None], query_iden
     return Judgement(False, f"cosine {sim:.2f} with only {len(agreeing)} channel(s) agreeing")
 
 
-def _best_cosine(hit) -> float | None:
-    """The question's cosine to the hit alone or to the hit read in its stream context, whichever is higher."""
-    own, ctx = hit.similarity, getattr(hit, "context_similarity", None)
-    return own if ctx is None else ctx if own is None else max(own, ctx)
-
-
 def decide(hits: list, query_idents: set[str], policy: AbstainPolicy) -> tuple[list[Judgement], bool, str | None]:
     """Judge each hit (a :class:`~kgmem.results.Hit`: similarity, channels, text); the answer abstains when its
     best hit is not confident."""
     if not hits:
         return [], True, "no eligible memory matched"
-    judgements = [judge_hit(_best_cosine(h), h.channels, query_idents, h.text, policy) for h in hits]
+    judgements = [judge_hit(best_cosine(h), h.channels, query_idents, h.text, policy) for h in hits]
     top = judgements[0]
     if top.confident and len(hits) > 1 and "cosine" in top.why and "channels" not in top.why:
-        s1 = _best_cosine(hits[0]) or 0.0
-        s2 = _best_cosine(hits[1]) or 0.0
+        s1 = best_cosine(hits[0]) or 0.0
+        s2 = best_cosine(hits[1]) or 0.0
         if s1 < policy.strong and s1 - s2 < policy.min_gap:
             judgements[0] = Judgement(False, f"top two hits tie (cosine {s1:.2f} vs {s2:.2f})")
     if not judgements[0].confident:

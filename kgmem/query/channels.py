@@ -93,7 +93,7 @@ def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch
                       {"tries": tries, "score": "cosine"})
 
 
-MAX_ENTITY_MENTIONS = 300  # broader entities say little and cost a cosine per mention
+MAX_ENTITY_MENTIONS = 5000  # broader entities cost a cosine per mention; a speaker of a long chat has thousands
 
 
 def entity(store: Store, text: str, vec: np.ndarray, filters: Filters, k: int) -> Candidates:

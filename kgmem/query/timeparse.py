@@ -71,7 +71,9 @@ import calendar
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
+
+from ..calendar_names import MONTH_NUMBERS, WEEKDAY_NUMBERS
 
 UTC = dt.timezone.utc
 
@@ -98,14 +100,8 @@ class TimeFilter:
 
 # --------------------------------------------------------------------------------------------- vocabulary
 
-_MONTHS = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
-    "september": 9, "october": 10, "november": 11, "december": 12,
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
-    "nov": 11, "dec": 12,
-}
-_WEEKDAYS = {"monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
-             "sunday": 6}
+_MONTHS = MONTH_NUMBERS
+_WEEKDAYS = WEEKDAY_NUMBERS
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                  "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1}
 # month names that are also ordinary English words
@@ -157,8 +153,21 @@ _NOT_OF = r"(?!\s+of\b)"  # "the last day of the sprint" is not a window
 _FLAGS = re.IGNORECASE
 
 
-def _rx(pattern: str) -> re.Pattern:
-    return re.compile(pattern, _FLAGS)
+class _LazyRx:
+    """A pattern compiled on first use: the module's thirty phrase patterns cost ~60 ms to compile, which a
+    command that never parses a time phrase (``kgmem now``) should not pay at import."""
+
+    def __init__(self, pattern: str):
+        self._pattern, self._rx = pattern, None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._rx is None:
+            self._rx = re.compile(self._pattern, _FLAGS)
+        return getattr(self._rx, name)
+
+
+def _rx(pattern: str) -> Any:
+    return _LazyRx(pattern)
 
 
 # --------------------------------------------------------------------------------------------- date specs

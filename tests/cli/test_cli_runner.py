@@ -469,7 +469,8 @@ def test_recall_batch_database_down_exit_3(kg, tmp_path):
     assert "kgmem server start" in line
 
 
-def test_wrong_password_exit_3(kg):
+def test_wrong_password_exit_1(kg):
+    # refused credentials are bad input (the database answered), not "unreachable" (3)
     # one attempt only: repeated failures would make Neo4j lock the account for everyone for a few seconds
-    line = error_line(kg("now", "sam", "lives_in", "--json", password_="wrong-" + uuid.uuid4().hex[:8]), 3)
+    line = error_line(kg("now", "sam", "lives_in", "--json", password_="wrong-" + uuid.uuid4().hex[:8]), 1)
     assert "credentials" in line and "NEO4J_PASSWORD" in line

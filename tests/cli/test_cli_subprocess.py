@@ -195,8 +195,9 @@ def test_database_down_exit_3(cli_env, args):
     assert "kgmem server start" in line and "NEO4J_URI" in line
 
 
-def test_wrong_user_exit_3(cli_env):
+def test_wrong_user_exit_1(cli_env):
+    # refused credentials are bad input (exit 1), not "unreachable" (3)
     # an unknown user (not 'neo4j'): failed logins would lock that account for every other test for a while
     env = {**cli_env, "NEO4J_USERNAME": "kgmem-no-such-user", "NEO4J_PASSWORD": "wrong"}
-    line = error_line(kgmem(env, "now", "sam", "lives_in", "--json", timeout=60), 3)
+    line = error_line(kgmem(env, "now", "sam", "lives_in", "--json", timeout=60), 1)
     assert "credentials" in line

@@ -138,3 +138,19 @@ def test_a_memory_without_neighbours_in_its_exchange_reads_as_itself(mg):
         props = _props(mg, mem_id)
         assert props["context_text"] == props["text"] == props["window_text"]
         assert props["context_embedding"] == pytest.approx(props["wide_embedding"])
+
+
+# ---------------------------------------------------------------------------- learned abstention
+
+
+def test_recall_decides_with_the_shipped_confidence_model(chat):
+    from kgmem.query import confidence
+
+    model = confidence.shipped()
+    res = chat.recall("What book did Melanie love?", explain=True)
+    assert res.confidence is not None and res.to_dict()["confidence"] == round(res.confidence, 4)
+    assert res.explain["confidence"]["model"]["data_version"] == model.data_version
+    assert res.abstained == (res.confidence < model.threshold)
+    assert res.hits[0].confident == (not res.abstained)
+    off = chat.recall("What is the airspeed of an unladen swallow in the Andes?")
+    assert off.abstained and "learned confidence" in off.reason

@@ -1,0 +1,113 @@
+"""Learned abstention: whether recall's best hit deserves a confident answer, from cheap signals of the ranking.
+
+The decision is a logistic regression over :data:`FEATURES`, fitted with scikit-learn by
+``scripts/fit_confidence.py`` and shipped as ``kgmem/data/confidence.json`` (coefficients, the standardisation,
+the threshold, and the version of the data it was fitted on). At query time it is a dot product: no
+scikit-learn import. Licences decide what it may be fitted on: kgmem's own fixtures, WikiWhy (MIT) and data
+generated from them; LoCoMo (CC BY-NC) only chooses features and measures the result, it never provides the
+shipped coefficients.
+
+The features (all from what recall already holds, no extra query):
+
+* ``cosine`` — the best hit's cosine to the question (alone or read in its stream context, whichever is higher);
+* ``gap`` — that cosine minus the second hit's;
+* ``agreement`` — how many channels rank the best hit in their top 3 (of those that ran), as a share;
+* ``keyword`` — whether the keyword channel ranks the best hit in its top 3;
+* ``fused`` — the best hit's fused score (before boosts) relative to the best possible (every channel rank 1);
+* ``entity_named`` — whether the question names an entity of the tenant;
+* ``entity_margin`` — with a named entity: the best fused score (before boosts) of a hit mentioning it minus
+  that of a hit not mentioning it, relative to the best possible; 0 otherwise (a question about someone whose
+  best evidence is about someone else is often a false premise);
+* ``exact_token`` — whether the best hit shares an identifier-like token (``zx9q``) with the question.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+FEATURES = ("cosine", "gap", "agreement", "keyword", "fused", "entity_named", "entity_margin", "exact_token")
+MODEL_FILE = "confidence.json"
+
+
+def best_cosine(hit: Any) -> float | None:
+    """The question's cosine to the hit alone or to the hit read in its stream context, whichever is higher."""
+    own, ctx = hit.similarity, getattr(hit, "context_similarity", None)
+    return own if ctx is None else ctx if own is None else max(own, ctx)
+
+
+def features(hits: list, ranks: dict[str, dict[str, int | None]], fused: dict[str, float], rrf_k: int,
+             channels: tuple[str, ...], entity_keys: list[str], mentions: dict[str, list[str]],
+             shared_token: bool) -> dict[str, float]:
+    """The feature values for a ranked answer.
+
+    ``ranks``: per hit id, its rank in each channel; ``fused``: unboosted fused scores of every candidate;
+    ``mentions``: per candidate id, which of ``entity_keys`` it mentions."""
+    if not hits:
+        return dict.fromkeys(FEATURES, 0.0)
+    top = hits[0]
+    c1 = best_cosine(top)
+    c2 = best_cosine(hits[1]) if len(hits) > 1 else None
+    cos1 = -1.0 if c1 is None else c1
+    top_ranks = ranks.get(top.id, {})
+    ran = max(1, len(channels))
+    best_possible = ran / (rrf_k + 1)
+    with_e = [s for i, s in fused.items() if set(mentions.get(i, ())) & set(entity_keys)]
+    without = [s for i, s in fused.items() if not set(mentions.get(i, ())) & set(entity_keys)]
+    margin = 0.0
+    if entity_keys:
+        margin = ((max(with_e) if with_e else 0.0) - (max(without) if without else 0.0)) / best_possible
+    return {
+        "cosine": cos1,
+        "gap": cos1 - (-1.0 if c2 is None else c2) if len(hits) > 1 else 1.0,
+        "agreement": sum(1 for c in channels if (top_ranks.get(c) or 99) <= 3) / ran,
+        "keyword": 1.0 if (top_ranks.get("keyword") or 99) <= 3 else 0.0,
+        "fused": fused.get(top.id, 0.0) / best_possible,
+        "entity_named": 1.0 if entity_keys else 0.0,
+        "entity_margin": margin,
+        "exact_token": 1.0 if shared_token else 0.0,
+    }
+
+
+@dataclass(frozen=True)
+class ConfidenceModel:
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+    data_version: str
+    trained_on: str
+
+    def probability(self, values: dict[str, float]) -> float:
+        z = self.intercept
+        for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef):
+            z += w * (values.get(name, 0.0) - mu) / (sd or 1.0)
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    def to_dict(self) -> dict:
+        return {"features": list(self.features), "mean": list(self.mean), "scale": list(self.scale),
+                "coef": list(self.coef), "intercept": self.intercept, "threshold": self.threshold,
+                "data_version": self.data_version, "trained_on": self.trained_on}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ConfidenceModel":
+        if tuple(d["features"]) != FEATURES:
+            raise ValueError(f"confidence model features {d['features']} are not kgmem's {list(FEATURES)}")
+        return cls(tuple(d["features"]), tuple(d["mean"]), tuple(d["scale"]), tuple(d["coef"]),
+                   float(d["intercept"]), float(d["threshold"]), d["data_version"], d["trained_on"])
+
+
+@lru_cache(maxsize=1)
+def shipped() -> ConfidenceModel | None:
+    """The model shipped in ``kgmem/data/confidence.json`` (None when absent: recall uses the hand policy)."""
+    try:
+        text = resources.files("kgmem").joinpath("data", MODEL_FILE).read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return None
+    return ConfidenceModel.from_dict(json.loads(text))
