@@ -131,6 +131,25 @@ def delete_tenant(store, tenant: str) -> None:
         store.auto_commit("admin/delete_tenant", tenant=tenant)
 
 
+def stored_values(obj: Any, out: list[str]) -> list[str]:
+    """The ids and texts a result shows (not the echo of the question)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k in ("id", "text", "cause", "effect", "symptom_id") and isinstance(v, str):
+                out.append(v)
+            elif k not in ("query", "question", "subject", "predicate", "object"):
+                stored_values(v, out)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            stored_values(v, out)
+    elif isinstance(obj, str) and obj.lstrip().startswith("{"):  # an export: JSON lines
+        for line in obj.splitlines():
+            with contextlib.suppress(ValueError):
+                stored_values(json.loads(line), out)
+    return out
+
+
+
 # --------------------------------------------------------------------------- 1. hostile strings
 
 B64 = base64.b64encode(bytes(range(256)) * 24).decode()[:8000]
@@ -421,23 +440,6 @@ def check_tenant_isolation(base, tmp: Path, *, queries: int = 1000) -> Row:
         a_before = counts(a.store, a.tenant)
         a_ids = {r["id"] for r in recs} | {f"{r['id']}#f1" for r in recs}
         secrets = tuple(a_words) + ("Quintrell", "Vashti", "Zyrtopolis", "Qorvath", "vashti")
-
-        def stored_values(obj: Any, out: list[str]) -> list[str]:
-            """The ids and texts a result shows (not the echo of the question)."""
-            if isinstance(obj, dict):
-                for k, v in obj.items():
-                    if k in ("id", "text", "cause", "effect", "symptom_id") and isinstance(v, str):
-                        out.append(v)
-                    elif k not in ("query", "question", "subject", "predicate", "object"):
-                        stored_values(v, out)
-            elif isinstance(obj, (list, tuple)):
-                for v in obj:
-                    stored_values(v, out)
-            elif isinstance(obj, str) and obj.lstrip().startswith("{"):  # an export: JSON lines
-                for line in obj.splitlines():
-                    with contextlib.suppress(ValueError):
-                        stored_values(json.loads(line), out)
-            return out
 
         def leaks(obj: Any) -> int:
             vals = stored_values(obj, [])
@@ -867,7 +869,10 @@ with MemoryGraph.from_env(tenant=tenant) as mg:
             mg.why("why did the plover alarm fire?")
             n += 2
         except Exception as e:
-            errors.append(f"{type(e).__name__}: {e}")
+            import traceback
+            frames = traceback.extract_tb(e.__traceback__)[-6:]
+            tb = " <- ".join(f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno} {f.name}" for f in reversed(frames))
+            errors.append(f"{type(e).__name__}: {e} at {tb}")
 print(json.dumps({"queries": n, "errors": errors}))
 """
 
@@ -914,10 +919,16 @@ def check_forget_under_load(base, tmp: Path, *, n_forget: int = 20, seconds: flo
             row.fail(f"recaller output unreadable: {err[-300:]}")
         secrets = [f"pl{i}vz" for i in range(n_forget)] + ["forgettable plover secret", "password hint"]
 
+        forgotten = {f"secret-{i}" for i in range(n_forget)} | {"fact-1", "fact-1#f1"}
+
         def leaked(obj: Any, where: str) -> None:
-            text = json.dumps(obj, default=str)
+            vals = stored_values(obj, [])
+            if any(v in forgotten for v in vals):
+                row.leaked += 1
+                row.notes.append(f"{where} still shows a forgotten id: {[v for v in vals if v in forgotten][:3]}")
+                return
             for s in secrets:
-                if s in text:
+                if any(s in v for v in vals):
                     row.leaked += 1
                     row.notes.append(f"{where} still shows {s!r}")
                     return
@@ -926,14 +937,21 @@ def check_forget_under_load(base, tmp: Path, *, n_forget: int = 20, seconds: flo
         for i in range(0, n_forget, 4):
             leaked(mg.recall(f"pl{i}vz", k=20).to_dict(), "recall")
         leaked(mg.why("why did the plover alarm fire?").to_dict(), "why")
-        leaked(mg.history("user", "password_hint").__repr__(), "history")
         leaked([x.to_dict() for x in mg.history("user", "password hint")], "history")
         exp = tmp / f"forget-export-{uuid.uuid4().hex[:6]}.jsonl"
         mg.export(exp)
-        leaked(exp.read_text(encoding="utf-8"), "export")
-        summaries = _q(mg.store, "MATCH (m:Memory {tenant: $t}) RETURN m.text AS text, m.context_text AS c, "
-                                 "m.window_text AS w", t=mg.tenant)
-        leaked(summaries, "stored text/summary/context")
+        exported = exp.read_text(encoding="utf-8")
+        leaked([json.loads(x) for x in exported.splitlines() if x.strip() and '"tombstone"' not in x], "export")
+        for x in exported.splitlines():
+            if any(f'"{i}"' in x for i in forgotten) and any(s in x for s in secrets):
+                row.leaked += 1
+                row.notes.append(f"export line with forgotten content: {x[:200]}")
+        stored = _q(mg.store, "MATCH (m:Memory {tenant: $t}) RETURN m.id AS id, "
+                              "coalesce(m.text, '') + ' ' + coalesce(m.context_text, '') + ' ' "
+                              "+ coalesce(m.window_text, '') AS text", t=mg.tenant)
+        leaked(stored, "stored text, summary or context")
+        ents = _q(mg.store, "MATCH (e:Entity {tenant: $t}) RETURN e.key AS text", t=mg.tenant)
+        leaked(ents, "entities")
     finally:
         delete_tenant(base.store, mg.tenant)
     row.seconds = time.perf_counter() - t0

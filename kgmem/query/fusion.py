@@ -36,6 +36,8 @@ def rrf(rankings: Mapping[str, Sequence[str]], k: int = DEFAULT_K,
         seen: set[str] = set()
         r = 0
         for doc in ids:
+            if doc is None:  # a memory deleted (forgotten) while the query ran: its index entry has no id
+                continue
             if doc in seen:  # a duplicate keeps its first (best) rank
                 continue
             seen.add(doc)
