@@ -6,21 +6,24 @@ import datetime as dt
 import threading
 from typing import Any, Callable, Iterable
 
-from .config import DEFAULT_TENANT, resolve_connection
 from .api_lifecycle import LifecycleMixin
+from .config import DEFAULT_TENANT, resolve_connection
 from .derived import causal as _causal
 from .derived import context as _context
 from .embed import MODEL_ID, Embedder, get_embedder
 from .errors import InputError, NotFoundError
-from .ingest.pipeline import DEFAULT_BATCH, ingest as _ingest, uninferred as _uninferred
+from .ingest.pipeline import DEFAULT_BATCH
+from .ingest.pipeline import ingest as _ingest
+from .ingest.pipeline import uninferred as _uninferred
 from .ingest.records import MAX_ID, MAX_QUERY, check_slot_query, check_string, parse_time
 from .query import slots as _slots
+from .query import walks as _walks
 from .query.abstain import AbstainPolicy
+from .query.ask import AskResult, parse_slot_question
 from .query.filters import TIME_MODES, build_filters
 from .query.fusion import DEFAULT_K
-from .query.recall import CHANNELS, DEFAULT_HITS, RecallOptions, recall as _recall
-from .query import walks as _walks
-from .query.ask import AskResult, parse_slot_question
+from .query.recall import CHANNELS, DEFAULT_HITS, RecallOptions
+from .query.recall import recall as _recall
 from .query.timeparse import parse_time_filter
 from .results import Fact, History, IngestReport, Memory, Recall, SlotAnswer, Why
 from .store import Store, schema
@@ -86,11 +89,11 @@ class MemoryGraph(LifecycleMixin):
         return self._embedder
 
     @classmethod
-    def from_env(cls, tenant: str = DEFAULT_TENANT, **kwargs: Any) -> "MemoryGraph":
+    def from_env(cls, tenant: str = DEFAULT_TENANT, **kwargs: Any) -> MemoryGraph:
         """Connect with NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD / NEO4J_DATABASE (else the local server)."""
         return cls(tenant=tenant, **kwargs)
 
-    def for_tenant(self, tenant: str) -> "MemoryGraph":
+    def for_tenant(self, tenant: str) -> MemoryGraph:
         """Another tenant's view over the same connection (the connection is shared, not re-opened)."""
         other = MemoryGraph(tenant=tenant, store=self.store, embedder=self._embedder, vocabulary=self.vocabulary)
         other._schema_ready = self._schema_ready
@@ -127,8 +130,9 @@ class MemoryGraph(LifecycleMixin):
         try:
             return cypher.load(name)
         except KeyError:
-            raise NotFoundError(f"no Cypher statement named '{name}'",
-                                fix="run `kgmem cypher --list` for the names") from None
+            raise NotFoundError(
+                f"no Cypher statement named '{name}'", fix="run `kgmem cypher --list` for the names"
+            ) from None
 
     # ------------------------------------------------------------------ schema
 
@@ -161,9 +165,16 @@ class MemoryGraph(LifecycleMixin):
 
     # ------------------------------------------------------------------ write path
 
-    def ingest(self, records: Any, *, batch_size: int = DEFAULT_BATCH, compile_facts: bool = True,
-               infer_causes: bool = True, force: bool = False,
-               progress: Callable[[int, int], None] | None = None) -> IngestReport:
+    def ingest(
+        self,
+        records: Any,
+        *,
+        batch_size: int = DEFAULT_BATCH,
+        compile_facts: bool = True,
+        infer_causes: bool = True,
+        force: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> IngestReport:
         """Ingest records: a JSONL path, an open text file, or an iterable of dicts (contract §1).
 
         Bad lines are reported in ``report.errors`` (with line numbers) and the rest still lands. After the
@@ -172,9 +183,18 @@ class MemoryGraph(LifecycleMixin):
         """
         self._ready()
         unchanged: list[str] = []
-        report = _ingest(self.store, records, tenant=self.tenant, embedder=self.embedder,
-                         vocabulary=self.vocabulary, batch_size=batch_size, compile_text=compile_facts,
-                         progress=progress, force=force, unchanged_ids=unchanged)
+        report = _ingest(
+            self.store,
+            records,
+            tenant=self.tenant,
+            embedder=self.embedder,
+            vocabulary=self.vocabulary,
+            batch_size=batch_size,
+            compile_text=compile_facts,
+            progress=progress,
+            force=force,
+            unchanged_ids=unchanged,
+        )
         if report.ids:  # the derived stream context of the new memories and their neighbours
             _context.refresh_for(self.store, self.tenant, report.ids)
         # unchanged records without any cause: a run killed after its write but before this pass left them
@@ -214,17 +234,32 @@ class MemoryGraph(LifecycleMixin):
         check_string(memory_id, field="id", max_len=MAX_ID)
         rows = self.store.read("memory/by_ids", tenant=self.tenant, ids=[memory_id])
         if not rows:
-            raise NotFoundError(f"no memory with id '{memory_id}' in tenant '{self.tenant}'",
-                                fix="check the id (and --tenant)")
+            raise NotFoundError(
+                f"no memory with id '{memory_id}' in tenant '{self.tenant}'", fix="check the id (and --tenant)"
+            )
         return Memory.from_row(rows[0])
 
     # ------------------------------------------------------------------ recall
 
-    def recall(self, query: str, k: int = DEFAULT_HITS, at: Any = None, include_superseded: bool = False, *,
-               user: str | None = None, since: Any = None, until: Any = None, now: Any = None,
-               kinds: Iterable[str] | None = None, expand: int = 0, explain: bool = False,
-               rrf_k: int = DEFAULT_K, channels: Iterable[str] | None = None, time_filters: bool | str = True,
-               policy: AbstainPolicy | None = None) -> Recall:
+    def recall(
+        self,
+        query: str,
+        k: int = DEFAULT_HITS,
+        at: Any = None,
+        include_superseded: bool = False,
+        *,
+        user: str | None = None,
+        since: Any = None,
+        until: Any = None,
+        now: Any = None,
+        kinds: Iterable[str] | None = None,
+        expand: int = 0,
+        explain: bool = False,
+        rrf_k: int = DEFAULT_K,
+        channels: Iterable[str] | None = None,
+        time_filters: bool | str = True,
+        policy: AbstainPolicy | None = None,
+    ) -> Recall:
         """Hybrid recall: filters first, then the channels fused by RRF (see README, "Recall").
 
         ``at`` answers as of that time (versions valid then). A time phrase in the question is measured from
@@ -240,18 +275,37 @@ class MemoryGraph(LifecycleMixin):
             check_string(user, field="user", max_len=500)
         self._ready()
         filters, text = build_filters(
-            query if isinstance(query, str) else "", tenant=self.tenant, user=user, at=_time(at, "at"),
-            since=_time(since, "since"), until=_time(until, "until"), include_superseded=include_superseded,
-            kinds=tuple(kinds) if kinds else None, now=_time(now, "now"), time_phrases=_time_mode(time_filters))
-        opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=tuple(channels or CHANNELS),
-                             policy=policy or AbstainPolicy())
+            query if isinstance(query, str) else "",
+            tenant=self.tenant,
+            user=user,
+            at=_time(at, "at"),
+            since=_time(since, "since"),
+            until=_time(until, "until"),
+            include_superseded=include_superseded,
+            kinds=tuple(kinds) if kinds else None,
+            now=_time(now, "now"),
+            time_phrases=_time_mode(time_filters),
+        )
+        opts = RecallOptions(
+            k=k, rrf_k=rrf_k, expand=expand, channels=tuple(channels or CHANNELS), policy=policy or AbstainPolicy()
+        )
         return _recall(self.store, self.embedder, query, filters, text, opts, explain=explain)
 
     # ------------------------------------------------------------------ why and timelines
 
-    def why(self, query: str, k: int = 3, *, at: Any = None, max_depth: int = 6, min_confidence: float = 0.0,
-            now: Any = None, time_filters: bool = False, explain: bool = False,
-            policy: AbstainPolicy | None = None) -> Why:
+    def why(
+        self,
+        query: str,
+        k: int = 3,
+        *,
+        at: Any = None,
+        max_depth: int = 6,
+        min_confidence: float = 0.0,
+        now: Any = None,
+        time_filters: bool = False,
+        explain: bool = False,
+        policy: AbstainPolicy | None = None,
+    ) -> Why:
         """Why did something happen: find the symptom, walk CAUSED_BY to the roots (best first).
 
         Abstains when no memory matches confidently or the best match has no recorded cause. Time phrases
@@ -260,13 +314,30 @@ class MemoryGraph(LifecycleMixin):
         """
         check_string(query, field="query", max_len=MAX_QUERY)
         self._ready()
-        filters, text = build_filters(query if isinstance(query, str) else "", tenant=self.tenant,
-                                      at=_time(at, "at"), now=_time(now, "now"),
-                                      time_phrases="filter" if time_filters is True
-                                      else "rank" if time_filters is False else _time_mode(time_filters))
+        filters, text = build_filters(
+            query if isinstance(query, str) else "",
+            tenant=self.tenant,
+            at=_time(at, "at"),
+            now=_time(now, "now"),
+            time_phrases="filter"
+            if time_filters is True
+            else "rank"
+            if time_filters is False
+            else _time_mode(time_filters),
+        )
         opts = RecallOptions(k=_walks.SYMPTOM_CANDIDATES, policy=policy or AbstainPolicy())
-        return _walks.why(self.store, self.embedder, query, filters, text, k=k, max_depth=max_depth,
-                          min_confidence=min_confidence, opts=opts, explain=explain)
+        return _walks.why(
+            self.store,
+            self.embedder,
+            query,
+            filters,
+            text,
+            k=k,
+            max_depth=max_depth,
+            min_confidence=min_confidence,
+            opts=opts,
+            explain=explain,
+        )
 
     def timeline(self, memory_id: str, *, before: int = 5, after: int = 5) -> list[dict]:
         """What happened before and after a memory (its stream, else nearest in time)."""
@@ -277,8 +348,9 @@ class MemoryGraph(LifecycleMixin):
         self._ready()
         rows = _walks.timeline(self.store, self.tenant, memory_id, before=before, after=after)
         if not rows:
-            raise NotFoundError(f"no memory with id '{memory_id}' in tenant '{self.tenant}'",
-                                fix="check the id (and --tenant)")
+            raise NotFoundError(
+                f"no memory with id '{memory_id}' in tenant '{self.tenant}'", fix="check the id (and --tenant)"
+            )
         return rows
 
     # ------------------------------------------------------------------ ask
@@ -286,14 +358,20 @@ class MemoryGraph(LifecycleMixin):
     def ask(self, question: str, *, now: Any = None, user: str | None = None) -> AskResult:
         """Route a question with the learned router (slot, recall, why, history, none) and answer it."""
         if not isinstance(question, str) or not question.strip():
-            raise InputError("must be a non-empty question", field="question",
-                             fix='ask something, e.g. "where does Maya live?"')
+            raise InputError(
+                "must be a non-empty question", field="question", fix='ask something, e.g. "where does Maya live?"'
+            )
         check_string(question, field="question", max_len=MAX_QUERY)
         from .router import Router
 
         route = Router.default().predict(question)
-        out = AskResult(question=question, intent=route.intent, confidence=route.confidence, operation=None,
-                        probabilities=dict(route.probabilities))
+        out = AskResult(
+            question=question,
+            intent=route.intent,
+            confidence=route.confidence,
+            operation=None,
+            probabilities=dict(route.probabilities),
+        )
         ref = _time(now, "now")
         if route.intent == "none":
             out.note = "not a memory question: no memory operation answers it"
@@ -324,8 +402,9 @@ class MemoryGraph(LifecycleMixin):
     def _slot(self, subject: str, predicate: str, object: str | None) -> _slots.SlotRef:
         for name, value in (("subject", subject), ("predicate", predicate)):
             if not isinstance(value, str) or not value.strip():
-                raise InputError("must be a non-empty string", field=name,
-                                 fix='name the slot, e.g. now("maya", "lives_in")')
+                raise InputError(
+                    "must be a non-empty string", field=name, fix='name the slot, e.g. now("maya", "lives_in")'
+                )
         check_slot_query(subject, predicate, object)
         return _slots.resolve_slot(self.vocabulary, self.tenant, subject, predicate, object, embed=self._embed)
 
@@ -341,26 +420,28 @@ class MemoryGraph(LifecycleMixin):
         self._ready()
         return _slots.value_at(self.store, self._slot(subject, predicate, object))
 
-    def as_of(self, subject: str, predicate: str, at: Any, object: str | None = None, *,
-              known_at: Any = None) -> Fact | None:
+    def as_of(
+        self, subject: str, predicate: str, at: Any, object: str | None = None, *, known_at: Any = None
+    ) -> Fact | None:
         """The value the slot had at ``at`` (optionally: as the store knew it at ``known_at``)."""
         return self.as_of_answer(subject, predicate, at, object, known_at=known_at).value
 
-    def as_of_answer(self, subject: str, predicate: str, at: Any, object: str | None = None, *,
-                     known_at: Any = None) -> SlotAnswer:
+    def as_of_answer(
+        self, subject: str, predicate: str, at: Any, object: str | None = None, *, known_at: Any = None
+    ) -> SlotAnswer:
         self._ready()
         when = _time(at, "at")
         if when is None:
             raise InputError("is required for as-of", field="at", fix='give a time like "2026-03-01"')
         return _slots.value_at(self.store, self._slot(subject, predicate, object), when, _time(known_at, "known_at"))
 
-    def history(self, subject: str, predicate: str, object: str | None = None, *,
-                known_at: Any = None) -> list[Fact]:
+    def history(self, subject: str, predicate: str, object: str | None = None, *, known_at: Any = None) -> list[Fact]:
         """Every version of the slot, oldest first."""
         return self.history_answer(subject, predicate, object, known_at=known_at).versions
 
-    def history_answer(self, subject: str, predicate: str, object: str | None = None, *,
-                       known_at: Any = None) -> History:
+    def history_answer(
+        self, subject: str, predicate: str, object: str | None = None, *, known_at: Any = None
+    ) -> History:
         self._ready()
         return _slots.history(self.store, self._slot(subject, predicate, object), _time(known_at, "known_at"))
 
@@ -380,7 +461,7 @@ class MemoryGraph(LifecycleMixin):
         if self._owns_store:
             self.store.close()
 
-    def __enter__(self) -> "MemoryGraph":
+    def __enter__(self) -> MemoryGraph:
         return self
 
     def __exit__(self, *exc: object) -> None:

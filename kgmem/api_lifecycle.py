@@ -46,8 +46,7 @@ class LifecycleMixin:
         same propagation as :meth:`forget`. ``dry_run`` only lists them. TTLs: defaults, ``KGMEM_RETENTION``,
         then ``ttls`` (``{"short": "7d"}`` or ``"short=7d,ephemeral=12h"``)."""
         self._ready()
-        out = _retention.gc(self.store, self.embedder, self.tenant, now=_when(now, "now"), ttls=ttls,
-                            dry_run=dry_run)
+        out = _retention.gc(self.store, self.embedder, self.tenant, now=_when(now, "now"), ttls=ttls, dry_run=dry_run)
         if not dry_run:
             _context.refresh_for(self.store, self.tenant, [])
         return out

@@ -28,7 +28,9 @@ def _fact(f) -> str:
 def run(mg: MemoryGraph, echo=click.echo) -> dict:
     """Ingest the demo story (idempotent) and print the answers. Returns them for tests."""
     if not DEMO_FILE.exists():
-        raise FileNotFoundError(f"demo data not found at {DEMO_FILE} (reinstall kgmem from its wheel, or run from a checkout)")
+        raise FileNotFoundError(
+            f"demo data not found at {DEMO_FILE} (reinstall kgmem from its wheel, or run from a checkout)"
+        )
     conn = mg.connection
     echo(f"kgmem demo — Neo4j at {conn.uri} ({conn.origin}), tenant '{mg.tenant}'")
     server = mg.server_components()
@@ -39,8 +41,10 @@ def run(mg: MemoryGraph, echo=click.echo) -> dict:
     for rec in records:  # the story goes into this graph's tenant, whatever the file says
         rec["tenant"] = mg.tenant
     report = mg.ingest(records)
-    echo(f"ingest: read {report.read}, created {report.created}, unchanged {report.unchanged}, "
-         f"superseded {report.superseded}, linked {report.linked}, errors {len(report.errors)}")
+    echo(
+        f"ingest: read {report.read}, created {report.created}, unchanged {report.unchanged}, "
+        f"superseded {report.superseded}, linked {report.linked}, errors {len(report.errors)}"
+    )
     answers: dict = {}
 
     def section(title: str) -> None:
@@ -64,8 +68,10 @@ def run(mg: MemoryGraph, echo=click.echo) -> dict:
     echo(f"   on 2026-03-01: {_fact(answers['asof_dietcoke'])}")
     hist = mg.history("maya", "likes", "diet coke")
     answers["history_dietcoke"] = hist
-    echo("   history:       " + " → ".join(("" if v.polarity else "not ") + "likes" + f" ({iso(v.valid_from)[:10]})"
-                                            for v in hist))
+    echo(
+        "   history:       "
+        + " → ".join(("" if v.polarity else "not ") + "likes" + f" ({iso(v.valid_from)[:10]})" for v in hist)
+    )
     flat = mg.recall("does Maya like diet coke?", k=2, include_superseded=True, channels=["vector"])
     echo("   a flat vector store sees: " + " | ".join(f"{h.text[:48]} (cos {h.similarity:.2f})" for h in flat.hits))
 
@@ -80,7 +86,7 @@ def run(mg: MemoryGraph, echo=click.echo) -> dict:
     echo(f"   now:           {_fact(answers['now_phone'])}")
     echo(f"   on 2026-03-01: {_fact(mg.as_of('maya', 'phone_number', '2026-03-01'))}")
 
-    section("5. recall \"QX-7741\"  (an exact code: the keyword channel finds it, embeddings blur it)")
+    section('5. recall "QX-7741"  (an exact code: the keyword channel finds it, embeddings blur it)')
     r = mg.recall("QX-7741", k=3)
     answers["recall_code"] = r
     for h in r.hits:
@@ -101,12 +107,18 @@ def run(mg: MemoryGraph, echo=click.echo) -> dict:
     section("8. Questions it should decline")
     r = mg.recall("what is Maya's favourite band?")
     answers["recall_unknown"] = r
-    echo(f"   recall 'what is Maya's favourite band?': "
-         + ("I don't know — " + (r.reason or "") if r.abstained else f"answered: {r.hits[0].text}"))
+    echo(
+        "   recall 'what is Maya's favourite band?': "
+        + ("I don't know — " + (r.reason or "") if r.abstained else f"answered: {r.hits[0].text}")
+    )
     w = mg.why("why did Ravi move to the payments team?")
     answers["why_unknown"] = w
-    echo(f"   why 'why did Ravi move to the payments team?': "
-         + ("I don't know — " + (w.reason or "") if w.abstained else f"answered: {w.roots[0]['text']}"))
+    echo(
+        "   why 'why did Ravi move to the payments team?': "
+        + ("I don't know — " + (w.reason or "") if w.abstained else f"answered: {w.roots[0]['text']}")
+    )
     echo("")
-    echo(f"Open Neo4j Browser and try `kgmem cypher why/roots`: the answers above are graph walks in tenant '{mg.tenant}'.")
+    echo(
+        f"Open Neo4j Browser and try `kgmem cypher why/roots`: the answers above are graph walks in tenant '{mg.tenant}'."
+    )
     return answers

@@ -118,8 +118,11 @@ class Embedder:
                 return self._onnx.encode(list(texts), batch_size=batch_size or self.batch_size)
         with self._lock:
             vecs = self._model.encode(
-                list(texts), batch_size=batch_size or self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
+                list(texts),
+                batch_size=batch_size or self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
             )
         return np.asarray(vecs, dtype=np.float32)
 
@@ -139,9 +142,12 @@ class Embedder:
 
             modules = list(self._model)
             transformer, pooling = modules[0], modules[1]
-            if len(modules) != 3 or type(modules[2]).__name__ != "Normalize" \
-                    or getattr(pooling, "pooling_mode", None) not in (None, "mean") \
-                    or not getattr(pooling, "pooling_mode_mean_tokens", True):
+            if (
+                len(modules) != 3
+                or type(modules[2]).__name__ != "Normalize"
+                or getattr(pooling, "pooling_mode", None) not in (None, "mean")
+                or not getattr(pooling, "pooling_mode_mean_tokens", True)
+            ):
                 return None
             bert, tokenizer = transformer.auto_model, self._model.tokenizer
             max_length = int(self._model.max_seq_length)

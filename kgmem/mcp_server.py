@@ -60,9 +60,16 @@ class GraphHolder:
     """One MemoryGraph for the server's tenant, opened on first use (a database that is down at start-up is
     reported by the first tool call, and a later call tries again). Calls are serialised."""
 
-    def __init__(self, tenant: str, *, uri: str | None = None, user: str | None = None,
-                 password: str | None = None, database: str | None = None,
-                 factory: Callable[[], Any] | None = None):
+    def __init__(
+        self,
+        tenant: str,
+        *,
+        uri: str | None = None,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        factory: Callable[[], Any] | None = None,
+    ):
         self.tenant = tenant
         self._factory = factory or (lambda: self._open(uri, user, password, database))
         self._graph: Any = None
@@ -71,8 +78,9 @@ class GraphHolder:
     def _open(self, uri, user, password, database):
         from .api import MemoryGraph
 
-        mg = MemoryGraph(uri, auth=(user, password) if (user or password) else None, database=database,
-                         tenant=self.tenant)
+        mg = MemoryGraph(
+            uri, auth=(user, password) if (user or password) else None, database=database, tenant=self.tenant
+        )
         try:
             mg.verify()  # fail fast (DatabaseUnavailable) instead of retrying a server that is not there
         except Exception:
@@ -101,8 +109,15 @@ class GraphHolder:
                 self._graph = None
 
 
-def build_server(tenant: str, *, uri: str | None = None, user: str | None = None, password: str | None = None,
-                 database: str | None = None, graph_factory: Callable[[], Any] | None = None):
+def build_server(
+    tenant: str,
+    *,
+    uri: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    database: str | None = None,
+    graph_factory: Callable[[], Any] | None = None,
+):
     """The MCP server for one tenant. ``graph_factory`` (tests) returns a ready MemoryGraph."""
     from mcp.server.mcpserver import MCPServer
 
@@ -113,18 +128,41 @@ def build_server(tenant: str, *, uri: str | None = None, user: str | None = None
     server.kgmem_graph = holder  # type: ignore[attr-defined]  # for kgmem mcp to close it
 
     @server.tool()
-    def remember(text: str, at: str | None = None, id: str | None = None, kind: str | None = None,
-                 subject: str | None = None, predicate: str | None = None, object: str | None = None,
-                 polarity: bool | None = None, entities: list[str] | None = None,
-                 caused_by: list[str] | None = None, stream: str | None = None, source: str | None = None,
-                 confidence: float | None = None, user: str | None = None) -> dict[str, Any]:
+    def remember(
+        text: str,
+        at: str | None = None,
+        id: str | None = None,
+        kind: str | None = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+        object: str | None = None,
+        polarity: bool | None = None,
+        entities: list[str] | None = None,
+        caused_by: list[str] | None = None,
+        stream: str | None = None,
+        source: str | None = None,
+        confidence: float | None = None,
+        user: str | None = None,
+    ) -> dict[str, Any]:
         """Store one memory (an episode, or a fact with subject/predicate/object) and return it.
 
         at: when it happened (RFC 3339 or a date; default now). polarity false: the fact is negated.
         caused_by: ids of memories that caused it. stream: the conversation/channel it belongs to."""
-        fields = dict(at=at, id=id, kind=kind, subject=subject, predicate=predicate, object=object,
-                      polarity=polarity, entities=entities, caused_by=caused_by, stream=stream, source=source,
-                      confidence=confidence, user=user)
+        fields = dict(
+            at=at,
+            id=id,
+            kind=kind,
+            subject=subject,
+            predicate=predicate,
+            object=object,
+            polarity=polarity,
+            entities=entities,
+            caused_by=caused_by,
+            stream=stream,
+            source=source,
+            confidence=confidence,
+            user=user,
+        )
         return holder.call(lambda mg: mg.remember(text, **fields).to_dict())
 
     @server.tool()
@@ -135,12 +173,14 @@ def build_server(tenant: str, *, uri: str | None = None, user: str | None = None
         return holder.call(lambda mg: mg.ingest(records).to_dict())
 
     @server.tool()
-    def recall(query: str, k: int = 10, at: str | None = None, include_superseded: bool = False,
-               user: str | None = None) -> dict[str, Any]:
+    def recall(
+        query: str, k: int = 10, at: str | None = None, include_superseded: bool = False, user: str | None = None
+    ) -> dict[str, Any]:
         """Hybrid recall (vector + keyword + entity, fused): the k best memories for the query, or an honest
         abstention ('abstained': true with a reason). at: answer as of that time."""
-        return holder.call(lambda mg: mg.recall(query, k=k, at=at, include_superseded=include_superseded,
-                                                user=user).to_dict())
+        return holder.call(
+            lambda mg: mg.recall(query, k=k, at=at, include_superseded=include_superseded, user=user).to_dict()
+        )
 
     @server.tool()
     def why(query: str, k: int = 3, at: str | None = None) -> dict[str, Any]:
@@ -189,8 +229,9 @@ def build_server(tenant: str, *, uri: str | None = None, user: str | None = None
     return server
 
 
-def serve(tenant: str, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765, path: str = "/mcp",
-          **connection: Any) -> None:
+def serve(
+    tenant: str, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765, path: str = "/mcp", **connection: Any
+) -> None:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
     server = build_server(tenant, **connection)
     try:
@@ -200,4 +241,3 @@ def serve(tenant: str, *, http: bool = False, host: str = "127.0.0.1", port: int
             server.run()
     finally:
         server.kgmem_graph.close()
-

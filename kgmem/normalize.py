@@ -57,7 +57,13 @@ _CAMEL_2 = re.compile(r"([a-z0-9])([A-Z])")
 _UNDERSCORES = re.compile(r"_+")
 _TRAILING_PUNCT = ".,;:!?\u2026"
 _WRAPPING_QUOTES = (
-    ('"', '"'), ("'", "'"), ("`", "`"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("(", ")"), ("[", "]"),
+    ('"', '"'),
+    ("'", "'"),
+    ("`", "`"),
+    ("\u201c", "\u201d"),
+    ("\u2018", "\u2019"),
+    ("(", ")"),
+    ("[", "]"),
 )
 # Characters kept *inside* a key token when they join two alphanumerics.
 _CONNECTORS = "-'._/&+:"
@@ -136,12 +142,7 @@ def _clean_token(token: str) -> str:
 
 
 def _is_inner_connector(token: str, i: int) -> bool:
-    return (
-        token[i] in _CONNECTORS
-        and 0 < i < len(token) - 1
-        and _is_word(token[i - 1])
-        and _is_word(token[i + 1])
-    )
+    return token[i] in _CONNECTORS and 0 < i < len(token) - 1 and _is_word(token[i - 1]) and _is_word(token[i + 1])
 
 
 @lru_cache(maxsize=65536)

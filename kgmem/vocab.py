@@ -71,8 +71,31 @@ DEFAULT_THRESHOLD = 0.80
 _CARDINALITIES = ("one", "many")
 # Words that change what an attribute means; a nearest match must not ignore them.
 _QUALIFIERS = frozenset(
-    {"least", "not", "non", "no", "ex", "former", "previous", "old", "past", "next", "future", "second",
-     "other", "anti", "un", "dis", "without", "max", "min", "maximum", "minimum", "target", "expected"}
+    {
+        "least",
+        "not",
+        "non",
+        "no",
+        "ex",
+        "former",
+        "previous",
+        "old",
+        "past",
+        "next",
+        "future",
+        "second",
+        "other",
+        "anti",
+        "un",
+        "dis",
+        "without",
+        "max",
+        "min",
+        "maximum",
+        "minimum",
+        "target",
+        "expected",
+    }
 )
 
 
@@ -106,8 +129,11 @@ class PredicateSpec:
     description: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"aliases": list(self.aliases), "cardinality": self.cardinality,
-                               "description": self.description}
+        out: dict[str, Any] = {
+            "aliases": list(self.aliases),
+            "cardinality": self.cardinality,
+            "description": self.description,
+        }
         if self.negative_aliases:
             out["negative_aliases"] = list(self.negative_aliases)
         return out
@@ -117,10 +143,10 @@ class PredicateSpec:
 class _PhraseIndex:
     """Embeddings of every canonical name and alias phrase, for nearest matching."""
 
-    names: tuple[str, ...]       # canonical name of each row
-    phrases: tuple[str, ...]     # the phrase that was embedded
-    negated: tuple[bool, ...]    # row came from a negative alias
-    matrix: np.ndarray           # (rows, dim) unit vectors
+    names: tuple[str, ...]  # canonical name of each row
+    phrases: tuple[str, ...]  # the phrase that was embedded
+    negated: tuple[bool, ...]  # row came from a negative alias
+    matrix: np.ndarray  # (rows, dim) unit vectors
 
 
 def _phrase(name: str) -> str:
@@ -136,9 +162,7 @@ def _check_name(raw: str, what: str) -> str:
 
 def _check_cardinality(value: Any, name: str) -> Cardinality:
     if value not in _CARDINALITIES:
-        raise InputError(
-            f"predicate {name!r}: cardinality must be 'one' or 'many', not {value!r}", field="vocabulary"
-        )
+        raise InputError(f"predicate {name!r}: cardinality must be 'one' or 'many', not {value!r}", field="vocabulary")
     return value
 
 
@@ -152,8 +176,7 @@ class Vocabulary:
     _default: Vocabulary | None = None
     _default_lock = threading.Lock()
 
-    def __init__(self, specs: Iterable[PredicateSpec] = (), *, threshold: float = DEFAULT_THRESHOLD,
-                 version: int = 1):
+    def __init__(self, specs: Iterable[PredicateSpec] = (), *, threshold: float = DEFAULT_THRESHOLD, version: int = 1):
         self.threshold = threshold
         self.version = version
         self._specs: dict[str, PredicateSpec] = {}
@@ -183,8 +206,7 @@ class Vocabulary:
         return vocab
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str] | None = None, *,
-             threshold: float = DEFAULT_THRESHOLD) -> Vocabulary:
+    def load(cls, path: str | os.PathLike[str] | None = None, *, threshold: float = DEFAULT_THRESHOLD) -> Vocabulary:
         """The default vocabulary extended by ``$KGMEM_VOCABULARY`` (if set), then by ``path`` (if given).
 
         Returns a new instance; the shared :meth:`default` is not modified.
@@ -218,19 +240,31 @@ class Vocabulary:
         cardinality = entry.get("cardinality", old.cardinality if old else "one")
         aliases = _name_list(entry.get("aliases", ()), name)
         negative = _name_list(entry.get("negative_aliases", ()), name)
-        self._put(PredicateSpec(
-            name=name,
-            cardinality=_check_cardinality(cardinality, name),
-            aliases=tuple(dict.fromkeys((old.aliases if old else ()) + aliases)),
-            negative_aliases=tuple(dict.fromkeys((old.negative_aliases if old else ()) + negative)),
-            description=str(entry.get("description", old.description if old else "")),
-        ))
+        self._put(
+            PredicateSpec(
+                name=name,
+                cardinality=_check_cardinality(cardinality, name),
+                aliases=tuple(dict.fromkeys((old.aliases if old else ()) + aliases)),
+                negative_aliases=tuple(dict.fromkeys((old.negative_aliases if old else ()) + negative)),
+                description=str(entry.get("description", old.description if old else "")),
+            )
+        )
 
-    def add(self, name: str, aliases: Iterable[str] = (), cardinality: Cardinality = "one", *,
-            negative_aliases: Iterable[str] = (), description: str = "") -> PredicateSpec:
+    def add(
+        self,
+        name: str,
+        aliases: Iterable[str] = (),
+        cardinality: Cardinality = "one",
+        *,
+        negative_aliases: Iterable[str] = (),
+        description: str = "",
+    ) -> PredicateSpec:
         """Add a predicate (or extend an existing one) at runtime; returns the resulting spec."""
-        entry: dict[str, Any] = {"aliases": list(aliases), "cardinality": cardinality,
-                                 "negative_aliases": list(negative_aliases)}
+        entry: dict[str, Any] = {
+            "aliases": list(aliases),
+            "cardinality": cardinality,
+            "negative_aliases": list(negative_aliases),
+        }
         if description:
             entry["description"] = description
         self._merge_entry(name, entry)
@@ -248,8 +282,9 @@ class Vocabulary:
                     self._specs[other.name] = _without_alias(other, *taken)
             clean_aliases = tuple(a for a in spec.aliases if a != spec.name and a not in self._specs)
             clean_negative = tuple(a for a in spec.negative_aliases if a != spec.name and a not in self._specs)
-            self._specs[spec.name] = PredicateSpec(spec.name, spec.cardinality, clean_aliases, clean_negative,
-                                                   spec.description)
+            self._specs[spec.name] = PredicateSpec(
+                spec.name, spec.cardinality, clean_aliases, clean_negative, spec.description
+            )
             self._rebuild_lookup()
 
     def _rebuild_lookup(self) -> None:
@@ -287,8 +322,10 @@ class Vocabulary:
 
     def to_dict(self) -> dict[str, Any]:
         """The vocabulary document (same shape as ``vocabulary.json``)."""
-        return {"version": self.version,
-                "predicates": {name: self._specs[name].to_dict() for name in sorted(self._specs)}}
+        return {
+            "version": self.version,
+            "predicates": {name: self._specs[name].to_dict() for name in sorted(self._specs)},
+        }
 
     # ---------------------------------------------------------------- normalisation
 
@@ -312,8 +349,13 @@ class Vocabulary:
         """:meth:`normalize` for many predicates, embedding all the unknown ones in one batch."""
         keys = [snake_case(p) for p in predicates]
         if embed is not None:
-            pending = sorted({k for k in keys if k and k not in self._specs and k not in self._lookup
-                              and (embed, k) not in self._memo})
+            pending = sorted(
+                {
+                    k
+                    for k in keys
+                    if k and k not in self._specs and k not in self._lookup and (embed, k) not in self._memo
+                }
+            )
             if pending:
                 vectors = _embed_phrases(embed, [_phrase(k) for k in pending])
                 for key, vector in zip(pending, vectors):
@@ -382,8 +424,13 @@ def _qualifier_mismatch(key: str, phrase: str) -> bool:
 
 def _without_alias(spec: PredicateSpec, *aliases: str) -> PredicateSpec:
     drop = set(aliases)
-    return PredicateSpec(spec.name, spec.cardinality, tuple(a for a in spec.aliases if a not in drop),
-                         tuple(a for a in spec.negative_aliases if a not in drop), spec.description)
+    return PredicateSpec(
+        spec.name,
+        spec.cardinality,
+        tuple(a for a in spec.aliases if a not in drop),
+        tuple(a for a in spec.negative_aliases if a not in drop),
+        spec.description,
+    )
 
 
 def _name_list(value: Any, name: str) -> tuple[str, ...]:
@@ -397,7 +444,8 @@ def _read_json(path: Path) -> dict[str, Any]:
         with path.open(encoding="utf-8") as fh:
             return json.load(fh)
     except FileNotFoundError:
-        raise InputError(f"vocabulary file not found: {path}", field="vocabulary",
-                         fix=f"check the path (or unset {ENV_VAR})") from None
+        raise InputError(
+            f"vocabulary file not found: {path}", field="vocabulary", fix=f"check the path (or unset {ENV_VAR})"
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"vocabulary file {path} is not valid JSON: {exc}", field="vocabulary") from None

@@ -63,13 +63,21 @@ def main() -> int:
     import resource
 
     lat.sort()
-    print(json.dumps({
-        "backend": emb.backend, "load_s": round(load, 3), "query_p50_ms": round(statistics.median(lat), 2),
-        "query_p90_ms": round(lat[int(0.9 * len(lat))], 2), "batch_texts": len(batch), "batch_s": round(batch_s, 2),
-        "batch_texts_per_s": round(len(batch) / batch_s, 1),
-        "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "load_average": os.getloadavg(),
-    }))
+    print(
+        json.dumps(
+            {
+                "backend": emb.backend,
+                "load_s": round(load, 3),
+                "query_p50_ms": round(statistics.median(lat), 2),
+                "query_p90_ms": round(lat[int(0.9 * len(lat))], 2),
+                "batch_texts": len(batch),
+                "batch_s": round(batch_s, 2),
+                "batch_texts_per_s": round(len(batch) / batch_s, 1),
+                "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+                "load_average": os.getloadavg(),
+            }
+        )
+    )
     return 0
 
 

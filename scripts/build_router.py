@@ -41,8 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         shipped = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
         if shipped.get("data_version") != version or not model.SHIPPED_PATH.is_file():
-            print(f"stale: {model.SHIPPED_PATH} was built from data version {shipped.get('data_version')}, "
-                  f"train.jsonl is {version}; run python scripts/build_router.py", file=sys.stderr)
+            print(
+                f"stale: {model.SHIPPED_PATH} was built from data version {shipped.get('data_version')}, "
+                f"train.jsonl is {version}; run python scripts/build_router.py",
+                file=sys.stderr,
+            )
             return 1
         print(f"up to date: data version {version}")
         return 0

@@ -58,7 +58,8 @@ def collect(pairs: int, seed: int = 7) -> list[dict]:
             tenants[name] = f"{base.tenant}-{name}"
             made.append(tenants[name])
             base.for_tenant(tenants[name]).ingest(
-                [{k: v for k, v in r.items() if k != "tenant"} for r in records if r.get("tenant", "acme") == name])
+                [{k: v for k, v in r.items() if k != "tenant"} for r in records if r.get("tenant", "acme") == name]
+            )
         for q in questions:
             g = base.for_tenant(tenants[q["tenant"]])
             res = g.recall(q["query"], k=10, now=parse_time(q["now"]) if q.get("now") else None)
@@ -72,18 +73,25 @@ def collect(pairs: int, seed: int = 7) -> list[dict]:
             rows.append({"source": "fixtures/recall", "label": label, "features": res.features})
 
         # ---- WikiWhy
-        cols = {c: json.loads((WIKIWHY / f"{c}.json").read_text(encoding="utf-8"))[c]
-                for c in ("cause", "effect", "question")}
+        cols = {
+            c: json.loads((WIKIWHY / f"{c}.json").read_text(encoding="utf-8"))[c]
+            for c in ("cause", "effect", "question")
+        }
         ids = sorted(set(cols["cause"]) & set(cols["effect"]) & set(cols["question"]), key=int)
         rng = random.Random(seed)
         rng.shuffle(ids)
-        stored, absent = ids[:pairs], ids[pairs:pairs + pairs // 2]
+        stored, absent = ids[:pairs], ids[pairs : pairs + pairs // 2]
         ww = f"{base.tenant}-wikiwhy"
         made.append(ww)
         g = base.for_tenant(ww)
-        g.ingest([{"id": f"c{i}", "text": cols["cause"][i][:4000], "at": "2024-01-01"} for i in stored]
-                 + [{"id": f"e{i}", "text": cols["effect"][i][:4000], "at": "2024-01-02", "caused_by": [f"c{i}"]}
-                    for i in stored], infer_causes=False)
+        g.ingest(
+            [{"id": f"c{i}", "text": cols["cause"][i][:4000], "at": "2024-01-01"} for i in stored]
+            + [
+                {"id": f"e{i}", "text": cols["effect"][i][:4000], "at": "2024-01-02", "caused_by": [f"c{i}"]}
+                for i in stored
+            ],
+            infer_causes=False,
+        )
         names = [m.group(1) for i in ids[: pairs * 2] for m in [_NAME.search(cols["question"][i])] if m]
         for i in stored[: pairs // 2]:
             res = g.recall(cols["question"][i], k=10)
@@ -92,13 +100,13 @@ def collect(pairs: int, seed: int = 7) -> list[dict]:
         for i in absent:
             res = g.recall(cols["question"][i], k=10)
             rows.append({"source": "wikiwhy/absent", "label": 0, "features": res.features})
-        for i in stored[pairs // 2:]:
+        for i in stored[pairs // 2 :]:
             q = cols["question"][i]
             m = _NAME.search(q)
             if not m:
                 continue
             other = rng.choice([n for n in names if n != m.group(1)])
-            res = g.recall(q[: m.start()] + other + q[m.end():], k=10)
+            res = g.recall(q[: m.start()] + other + q[m.end() :], k=10)
             rows.append({"source": "wikiwhy/swapped-name", "label": 0, "features": res.features})
     finally:
         for t in made:
@@ -124,14 +132,20 @@ def fit(rows: list[dict]) -> dict:
     threshold = float(neg[int(np.ceil((1 - MAX_NEGATIVES_ANSWERED) * len(neg))) - 1]) + 1e-6 if len(neg) else 0.5
     data = json.dumps([[r["source"], r["label"], [round(r["features"][f], 6) for f in FEATURES]] for r in rows])
     return {
-        "features": list(FEATURES), "mean": [float(v) for v in scaler.mean_],
-        "scale": [float(v) for v in scaler.scale_], "coef": [float(v) for v in clf.coef_[0]],
-        "intercept": float(clf.intercept_[0]), "threshold": round(threshold, 6),
+        "features": list(FEATURES),
+        "mean": [float(v) for v in scaler.mean_],
+        "scale": [float(v) for v in scaler.scale_],
+        "coef": [float(v) for v in clf.coef_[0]],
+        "intercept": float(clf.intercept_[0]),
+        "threshold": round(threshold, 6),
         "data_version": "sha256:" + hashlib.sha256(data.encode()).hexdigest()[:16],
-        "trained_on": ", ".join(f"{s} ({sum(1 for r in rows if r['source'] == s)})"
-                                for s in sorted({r["source"] for r in rows})),
-        "training_fit": {"positives_answered": round(float((p[y == 1] >= threshold).mean()), 4),
-                         "negatives_answered": round(float((p[y == 0] >= threshold).mean()), 4)},
+        "trained_on": ", ".join(
+            f"{s} ({sum(1 for r in rows if r['source'] == s)})" for s in sorted({r["source"] for r in rows})
+        ),
+        "training_fit": {
+            "positives_answered": round(float((p[y == 1] >= threshold).mean()), 4),
+            "negatives_answered": round(float((p[y == 0] >= threshold).mean()), 4),
+        },
     }
 
 
@@ -147,10 +161,20 @@ def main() -> int:
     MODEL_PATH.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
     from kgmem.query.confidence import FEATURES
 
-    ROWS_PATH.write_text(json.dumps({"features": list(FEATURES), "data_version": model["data_version"],
-                                     "rows": [{"source": r["source"], "label": r["label"],
-                                               "x": [round(r["features"][f], 6) for f in FEATURES]}
-                                              for r in rows]}) + "\n", encoding="utf-8")
+    ROWS_PATH.write_text(
+        json.dumps(
+            {
+                "features": list(FEATURES),
+                "data_version": model["data_version"],
+                "rows": [
+                    {"source": r["source"], "label": r["label"], "x": [round(r["features"][f], 6) for f in FEATURES]}
+                    for r in rows
+                ],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     print(json.dumps({k: model[k] for k in ("threshold", "data_version", "trained_on", "training_fit")}, indent=2))
     return 0
 

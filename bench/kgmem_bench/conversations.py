@@ -77,18 +77,45 @@ def locomo_missing(path: str | os.PathLike[str] | None = None) -> dict | None:
     where = _data_file(path if path is not None else locomo_path())
     if where.is_file():
         return None
-    return {"title": "LoCoMo conversations: skipped", "columns": ["reason", "looked at", "how to get it"],
-            "rows": [[f"{DATA_FILE} (LoCoMo, development half) not found", str(where),
-                      "set KGMEM_LOCOMO to a folder holding locomo5.json, the LoCoMo development half; it is in "
-                      "../shared/datasets/locomo-dev beside a kgmem checkout (CC BY-NC: never copy it into the repo)"]]}
+    return {
+        "title": "LoCoMo conversations: skipped",
+        "columns": ["reason", "looked at", "how to get it"],
+        "rows": [
+            [
+                f"{DATA_FILE} (LoCoMo, development half) not found",
+                str(where),
+                "set KGMEM_LOCOMO to a folder holding locomo5.json, the LoCoMo development half; it is in "
+                "../shared/datasets/locomo-dev beside a kgmem checkout (CC BY-NC: never copy it into the repo)",
+            ]
+        ],
+    }
 
 
 # --------------------------------------------------------------------------- parsing (pure)
 
-_MONTHS = {m: i for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
-                                       "september", "october", "november", "december"), start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ),
+        start=1,
+    )
+}
 _SESSION_TIME = re.compile(
-    r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?\s*m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?\s+(\d{4})\s*$", re.IGNORECASE)
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?\s*m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?\s+(\d{4})\s*$", re.IGNORECASE
+)
 
 
 def parse_session_time(text: str) -> dt.datetime:
@@ -201,9 +228,15 @@ def load_conversations(path: str | os.PathLike[str]) -> list[dict]:
             start = parse_session_time(when)
             starts.append(start)
             for i, turn in enumerate(conv[f"session_{n}"]):
-                records.append({"id": str(turn["dia_id"]).strip(), "text": turn_text(turn),
-                                "at": rfc3339(start + dt.timedelta(seconds=i)), "stream": f"{sid}/session_{n}",
-                                "entities": [turn["speaker"]]})
+                records.append(
+                    {
+                        "id": str(turn["dia_id"]).strip(),
+                        "text": turn_text(turn),
+                        "at": rfc3339(start + dt.timedelta(seconds=i)),
+                        "stream": f"{sid}/session_{n}",
+                        "entities": [turn["speaker"]],
+                    }
+                )
         turn_ids = [r["id"] for r in records]
         questions = []
         dropped_total = repaired_total = 0
@@ -212,14 +245,32 @@ def load_conversations(path: str | os.PathLike[str]) -> list[dict]:
             gold, dropped, repaired = normalize_evidence(raw, turn_ids)
             dropped_total += len(dropped)
             repaired_total += repaired
-            questions.append({"index": qi, "question": qa["question"], "category": int(qa["category"]),
-                              "gold": gold, "raw_evidence": raw, "dropped": dropped, "repaired": repaired})
+            questions.append(
+                {
+                    "index": qi,
+                    "question": qa["question"],
+                    "category": int(qa["category"]),
+                    "gold": gold,
+                    "raw_evidence": raw,
+                    "dropped": dropped,
+                    "repaired": repaired,
+                }
+            )
         last = max(starts) if starts else None
-        out.append({"sample_id": sid, "speakers": [conv.get("speaker_a"), conv.get("speaker_b")],
-                    "records": records, "turn_ids": turn_ids, "sessions": len(numbers),
-                    "last_at": rfc3339(last) if last else None,
-                    "now": rfc3339(last + dt.timedelta(days=1)) if last else None,
-                    "questions": questions, "dropped_evidence": dropped_total, "repaired_evidence": repaired_total})
+        out.append(
+            {
+                "sample_id": sid,
+                "speakers": [conv.get("speaker_a"), conv.get("speaker_b")],
+                "records": records,
+                "turn_ids": turn_ids,
+                "sessions": len(numbers),
+                "last_at": rfc3339(last) if last else None,
+                "now": rfc3339(last + dt.timedelta(days=1)) if last else None,
+                "questions": questions,
+                "dropped_evidence": dropped_total,
+                "repaired_evidence": repaired_total,
+            }
+        )
     return out
 
 
@@ -236,9 +287,13 @@ def score(ranked_ids: Sequence[str], gold_ids: Iterable[str]) -> dict:
     ranked = list(ranked_ids)
     top10, top5 = set(ranked[:10]), set(ranked[:5])
     first = next((i + 1 for i, r in enumerate(ranked) if r in set(gold)), None)
-    return {"frac@10": sum(g in top10 for g in gold) / len(gold), "any@10": float(any(g in top10 for g in gold)),
-            "any@5": float(any(g in top5 for g in gold)), "frac@5": sum(g in top5 for g in gold) / len(gold),
-            "first": first}
+    return {
+        "frac@10": sum(g in top10 for g in gold) / len(gold),
+        "any@10": float(any(g in top10 for g in gold)),
+        "any@5": float(any(g in top5 for g in gold)),
+        "frac@5": sum(g in top5 for g in gold) / len(gold),
+        "first": first,
+    }
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -254,16 +309,24 @@ def aggregate(rows: Sequence[dict]) -> dict:
         out["by_category"][name] = {"n": len(rs), **{m: _mean([r[m] for r in rs]) for m in METRICS}}
     ans = [r for r in rows if r["category"] in ANSWERABLE]
     adv = [r for r in rows if r["category"] == ADVERSARIAL]
-    overall: dict[str, Any] = {"n": len(ans), **{m: _mean([r[m] for r in ans]) for m in METRICS},
-                               "n_adversarial": len(adv), "empty": sum(bool(r.get("empty")) for r in rows),
-                               "empty_answerable": sum(bool(r.get("empty")) for r in ans)}
+    overall: dict[str, Any] = {
+        "n": len(ans),
+        **{m: _mean([r[m] for r in ans]) for m in METRICS},
+        "n_adversarial": len(adv),
+        "empty": sum(bool(r.get("empty")) for r in rows),
+        "empty_answerable": sum(bool(r.get("empty")) for r in ans),
+    }
     if rows and all("abstained" in r for r in rows):
         gold5 = [r for r in ans if r["any@5"]]
-        overall.update({
-            "abstained_answerable": sum(r["abstained"] for r in ans), "answerable": len(ans),
-            "gold_top5_answerable": len(gold5), "gold_top5_answered": sum(not r["abstained"] for r in gold5),
-            "adversarial_answered": sum(not r["abstained"] for r in adv),
-        })
+        overall.update(
+            {
+                "abstained_answerable": sum(r["abstained"] for r in ans),
+                "answerable": len(ans),
+                "gold_top5_answerable": len(gold5),
+                "gold_top5_answered": sum(not r["abstained"] for r in gold5),
+                "adversarial_answered": sum(not r["abstained"] for r in adv),
+            }
+        )
     out["overall"] = overall
     return out
 
@@ -283,8 +346,10 @@ def _pct(n: int, d: int) -> str:
 # --------------------------------------------------------------------------- baselines
 
 # question words and auxiliaries dropped from a BM25 query on top of the English stop words
-QUESTION_WORDS = frozenset("what when where who whom whose which why how did does do was were is are has have had "
-                           "would could should can will".split())
+QUESTION_WORDS = frozenset(
+    "what when where who whom whose which why how did does do was were is are has have had "
+    "would could should can will".split()
+)
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
@@ -336,8 +401,9 @@ class Baselines:
 # --------------------------------------------------------------------------- the run
 
 
-def _run_conversation(ctx: BenchContext, base: Any, conv: dict, questions: list[dict], notes: list[str],
-                      tenants: list[str]) -> tuple[dict[str, list[dict]], dict]:
+def _run_conversation(
+    ctx: BenchContext, base: Any, conv: dict, questions: list[dict], notes: list[str], tenants: list[str]
+) -> tuple[dict[str, list[dict]], dict]:
     sid = conv["sample_id"]
     tenant = ctx.new_tenant()
     tenants.append(tenant)
@@ -350,8 +416,10 @@ def _run_conversation(ctx: BenchContext, base: Any, conv: dict, questions: list[
     rep = report.to_dict()
     if report.errors:
         notes.append(f"**{sid}: ingest reported {len(report.errors)} error(s)** (first: {report.errors[0]}).")
-    ctx.log(f"{sid}: ingested {len(conv['records'])} turns in {ingest_s:.0f} s (created {report.created}, "
-            f"errors {len(report.errors)}); {len(questions)} questions")
+    ctx.log(
+        f"{sid}: ingested {len(conv['records'])} turns in {ingest_s:.0f} s (created {report.created}, "
+        f"errors {len(report.errors)}); {len(questions)} questions"
+    )
     rows: dict[str, list[dict]] = {s: [] for s in SYSTEMS}
     errors = 0
     with ctx.timed("recall"):
@@ -361,7 +429,7 @@ def _run_conversation(ctx: BenchContext, base: Any, conv: dict, questions: list[
                 res = mg.recall(q["question"], k=K, now=conv["now"])
                 lat = time.perf_counter() - t1
                 ids, abstained, reason = [h.id for h in res.hits], bool(res.abstained), res.reason
-                feats, conf = res.features, res.confidence
+                feats, conf = getattr(res, "features", None), getattr(res, "confidence", None)
                 err = None
             except Exception as exc:  # recorded, never fatal: the other questions still count
                 lat = time.perf_counter() - t1
@@ -369,23 +437,53 @@ def _run_conversation(ctx: BenchContext, base: Any, conv: dict, questions: list[
                 feats, conf = None, None
                 errors += 1
             s = score(ids, q["gold"])
-            rows[KGMEM].append({"conversation": sid, "index": q["index"], "category": q["category"], "gold": q["gold"],
-                                "top10": ids[:K], **s, "empty": not ids, "abstained": abstained, "reason": reason,
-                                "latency_ms": lat * 1000.0, "features": feats, "confidence": conf,
-                                **({"error": err} if err else {})})
+            rows[KGMEM].append(
+                {
+                    "conversation": sid,
+                    "index": q["index"],
+                    "category": q["category"],
+                    "gold": q["gold"],
+                    "top10": ids[:K],
+                    **s,
+                    "empty": not ids,
+                    "abstained": abstained,
+                    "reason": reason,
+                    "latency_ms": lat * 1000.0,
+                    "features": feats,
+                    "confidence": conf,
+                    **({"error": err} if err else {}),
+                }
+            )
     if errors:
-        notes.append(f"**{sid}: recall raised on {errors} question(s)**; they count as empty and abstained "
-                     "(the error is in figures.kgmem_questions).")
+        notes.append(
+            f"**{sid}: recall raised on {errors} question(s)**; they count as empty and abstained "
+            "(the error is in figures.kgmem_questions)."
+        )
     with ctx.timed("baselines"):
         flat = Baselines(ctx.embedder, conv["records"])
         ranked = flat.rank_all([q["question"] for q in questions])
     for system, lists in ranked.items():
         for q, ids in zip(questions, lists):
-            rows[system].append({"conversation": sid, "index": q["index"], "category": q["category"],
-                                 "top10": ids, **score(ids, q["gold"]), "empty": not ids})
-    info = {"turns": len(conv["records"]), "sessions": conv["sessions"], "questions": len(questions),
-            "last_session": conv["last_at"], "now": conv["now"], "ingest_s": ingest_s,
-            "ingest": {k: v for k, v in rep.items() if k != "ids"}, "recall_errors": errors}
+            rows[system].append(
+                {
+                    "conversation": sid,
+                    "index": q["index"],
+                    "category": q["category"],
+                    "top10": ids,
+                    **score(ids, q["gold"]),
+                    "empty": not ids,
+                }
+            )
+    info = {
+        "turns": len(conv["records"]),
+        "sessions": conv["sessions"],
+        "questions": len(questions),
+        "last_session": conv["last_at"],
+        "now": conv["now"],
+        "ingest_s": ingest_s,
+        "ingest": {k: v for k, v in rep.items() if k != "ids"},
+        "recall_errors": errors,
+    }
     return rows, info
 
 
@@ -399,11 +497,14 @@ def _tables(agg: dict[str, dict], by_conv: dict[str, dict[str, dict]], lat: dict
             t1_rows.append([system, cat, c["n"], _f2(c["frac@10"]), _f2(c["any@10"]), _f2(c["any@5"])])
         o = a["overall"]
         t1_rows.append([system, "overall (1–4)", o["n"], _f2(o["frac@10"]), _f2(o["any@10"]), _f2(o["any@5"])])
-    table1 = {"title": "LoCoMo recall per question category (top 10 of each system)",
-              "columns": ["system", "category", "questions", "frac@10", "any@10", "any@5"], "rows": t1_rows,
-              "note": "frac@10: mean fraction of a question's gold turns in the top 10; any@k: share of questions "
-                      "with at least one gold turn in the top k. Adversarial questions (false premise) have "
-                      "evidence too and are scored here, but are not part of overall."}
+    table1 = {
+        "title": "LoCoMo recall per question category (top 10 of each system)",
+        "columns": ["system", "category", "questions", "frac@10", "any@10", "any@5"],
+        "rows": t1_rows,
+        "note": "frac@10: mean fraction of a question's gold turns in the top 10; any@k: share of questions "
+        "with at least one gold turn in the top k. Adversarial questions (false premise) have "
+        "evidence too and are scored here, but are not part of overall.",
+    }
 
     k = agg[KGMEM]["overall"]
 
@@ -419,41 +520,81 @@ def _tables(agg: dict[str, dict], by_conv: dict[str, dict[str, dict]], lat: dict
     gold5 = _ratio(k["gold_top5_answered"], k["gold_top5_answerable"])
     adv = _ratio(k["adversarial_answered"], k["n_adversarial"])
     rows2 = [
-        ["overall frac@10 (categories 1–4)", f"≥ {GOALS['overall_frac10']:.2f}", _f2(ov[0]),
-         met(ov[0] >= GOALS["overall_frac10"]), *[_f2(v) for v in ov[1:]]],
-        ["multi-hop any@10", f"≥ {GOALS['multihop_any10']:.2f}", _f2(mh[0]), met(mh[0] >= GOALS["multihop_any10"]),
-         *[_f2(v) for v in mh[1:]]],
-        ["temporal frac@10", f"≥ {GOALS['temporal_frac10']:.2f}", _f2(tp[0]), met(tp[0] >= GOALS["temporal_frac10"]),
-         *[_f2(v) for v in tp[1:]]],
-        ["empty results (recall returned no hits)", "0", f"{k['empty']} ({k['empty_answerable']} answerable)",
-         met(k["empty"] == GOALS["empty"]), *per_system(lambda a: str(a["overall"]["empty"]))[1:]],
-        ["abstained on answerable (1–4)", "—", _pct(k["abstained_answerable"], k["answerable"]), "—",
-         "—", "—", "—"],
-        ["answered when a gold turn is in the top 5 (answerable)", f"≥ {100 * GOALS['answered_with_gold_top5']:.0f} %",
-         _pct(k["gold_top5_answered"], k["gold_top5_answerable"]),
-         met(None if math.isnan(gold5) else gold5 >= GOALS["answered_with_gold_top5"]), "—", "—", "—"],
-        ["adversarial answered confidently (not abstained)", f"≤ {100 * GOALS['adversarial_confident']:.0f} %",
-         _pct(k["adversarial_answered"], k["n_adversarial"]),
-         met(None if math.isnan(adv) else adv <= GOALS["adversarial_confident"]),
-         *per_system(lambda a: _pct(a["overall"]["n_adversarial"], a["overall"]["n_adversarial"]))[1:]],
+        [
+            "overall frac@10 (categories 1–4)",
+            f"≥ {GOALS['overall_frac10']:.2f}",
+            _f2(ov[0]),
+            met(ov[0] >= GOALS["overall_frac10"]),
+            *[_f2(v) for v in ov[1:]],
+        ],
+        [
+            "multi-hop any@10",
+            f"≥ {GOALS['multihop_any10']:.2f}",
+            _f2(mh[0]),
+            met(mh[0] >= GOALS["multihop_any10"]),
+            *[_f2(v) for v in mh[1:]],
+        ],
+        [
+            "temporal frac@10",
+            f"≥ {GOALS['temporal_frac10']:.2f}",
+            _f2(tp[0]),
+            met(tp[0] >= GOALS["temporal_frac10"]),
+            *[_f2(v) for v in tp[1:]],
+        ],
+        [
+            "empty results (recall returned no hits)",
+            "0",
+            f"{k['empty']} ({k['empty_answerable']} answerable)",
+            met(k["empty"] == GOALS["empty"]),
+            *per_system(lambda a: str(a["overall"]["empty"]))[1:],
+        ],
+        ["abstained on answerable (1–4)", "—", _pct(k["abstained_answerable"], k["answerable"]), "—", "—", "—", "—"],
+        [
+            "answered when a gold turn is in the top 5 (answerable)",
+            f"≥ {100 * GOALS['answered_with_gold_top5']:.0f} %",
+            _pct(k["gold_top5_answered"], k["gold_top5_answerable"]),
+            met(None if math.isnan(gold5) else gold5 >= GOALS["answered_with_gold_top5"]),
+            "—",
+            "—",
+            "—",
+        ],
+        [
+            "adversarial answered confidently (not abstained)",
+            f"≤ {100 * GOALS['adversarial_confident']:.0f} %",
+            _pct(k["adversarial_answered"], k["n_adversarial"]),
+            met(None if math.isnan(adv) else adv <= GOALS["adversarial_confident"]),
+            *per_system(lambda a: _pct(a["overall"]["n_adversarial"], a["overall"]["n_adversarial"]))[1:],
+        ],
         ["recall latency p50 / p95", "—", f"{lat['p50_ms']:.0f} / {lat['p95_ms']:.0f} ms", "—", "—", "—", "—"],
     ]
-    table2 = {"title": "LoCoMo: overall against the goals",
-              "columns": ["measure", "goal (kgmem)", KGMEM, "met", VECTOR, BM25, FUSED], "rows": rows2,
-              "note": "Baselines never abstain, so they answer every adversarial question confidently. Latency is "
-                      "wall time of MemoryGraph.recall (perf_counter) on this machine, Neo4j local."
-                      + (" Quick run: one conversation, its first 60 questions — not comparable with the goals."
-                         if quick else "")}
+    table2 = {
+        "title": "LoCoMo: overall against the goals",
+        "columns": ["measure", "goal (kgmem)", KGMEM, "met", VECTOR, BM25, FUSED],
+        "rows": rows2,
+        "note": "Baselines never abstain, so they answer every adversarial question confidently. Latency is "
+        "wall time of MemoryGraph.recall (perf_counter) on this machine, Neo4j local."
+        + (" Quick run: one conversation, its first 60 questions — not comparable with the goals." if quick else ""),
+    }
 
     rows3 = []
     for sid, systems in by_conv.items():
         for system in SYSTEMS:
             a = systems[system]
-            rows3.append([sid, system, a["overall"]["n"], _f2(a["overall"]["frac@10"]),
-                          *[_f2(a["by_category"][c]["frac@10"]) for c in cats]])
-    table3 = {"title": "LoCoMo frac@10 by conversation",
-              "columns": ["conversation", "system", "questions (1–4)", "overall frac@10", *cats], "rows": rows3,
-              "note": "One row per conversation and system, so the spread between conversations shows."}
+            rows3.append(
+                [
+                    sid,
+                    system,
+                    a["overall"]["n"],
+                    _f2(a["overall"]["frac@10"]),
+                    *[_f2(a["by_category"][c]["frac@10"]) for c in cats],
+                ]
+            )
+    table3 = {
+        "title": "LoCoMo frac@10 by conversation",
+        "columns": ["conversation", "system", "questions (1–4)", "overall frac@10", *cats],
+        "rows": rows3,
+        "note": "One row per conversation and system, so the spread between conversations shows.",
+    }
     return [table1, table2, table3]
 
 
@@ -461,10 +602,21 @@ def _plots(agg: dict[str, dict], quick: bool) -> list[dict]:
     cats = list(CATEGORIES.values())
     plots = []
     for metric, file in (("frac@10", "conversations_frac10.png"), ("any@10", "conversations_any10.png")):
-        plots.append({"file": file, "kind": "bar", "title": f"LoCoMo {metric} per question category"
-                      + (" (quick)" if quick else ""), "xlabel": "category", "ylabel": metric, "categories": cats,
-                      "series": [{"label": s, "y": [agg[s]["by_category"][c][metric] for c in cats]} for s in SYSTEMS],
-                      "ylim": [0, 1.05], "annotate": True, "annotate_fmt": "{:.2f}", "size": (9, 4.8)})
+        plots.append(
+            {
+                "file": file,
+                "kind": "bar",
+                "title": f"LoCoMo {metric} per question category" + (" (quick)" if quick else ""),
+                "xlabel": "category",
+                "ylabel": metric,
+                "categories": cats,
+                "series": [{"label": s, "y": [agg[s]["by_category"][c][metric] for c in cats]} for s in SYSTEMS],
+                "ylim": [0, 1.05],
+                "annotate": True,
+                "annotate_fmt": "{:.2f}",
+                "size": (9, 4.8),
+            }
+        )
     return plots
 
 
@@ -517,10 +669,14 @@ def confidence_folds(kgmem_rows: list[dict]) -> dict:
         thr = float(neg[int(np.ceil(0.75 * len(neg))) - 1]) + 1e-6
         p = clf.predict_proba(sc.transform([v for v, _ in test]))[:, 1]
         yt = np.array([lab for _, lab in test])
-        folds[held] = {"answerable_answered": float((p[yt == 1] >= thr).mean()) if (yt == 1).any() else None,
-                       "adversarial_answered": float((p[yt == 0] >= thr).mean()) if (yt == 0).any() else None,
-                       "auc": float(roc_auc_score(yt, p)) if len(set(yt)) == 2 else None, "threshold": thr,
-                       "n_pos": int((yt == 1).sum()), "n_neg": int((yt == 0).sum())}
+        folds[held] = {
+            "answerable_answered": float((p[yt == 1] >= thr).mean()) if (yt == 1).any() else None,
+            "adversarial_answered": float((p[yt == 0] >= thr).mean()) if (yt == 0).any() else None,
+            "auc": float(roc_auc_score(yt, p)) if len(set(yt)) == 2 else None,
+            "threshold": thr,
+            "n_pos": int((yt == 1).sum()),
+            "n_neg": int((yt == 0).sum()),
+        }
     ys = np.array([lab for _, lab, _ in data])
     aucs = {}
     for i, f in enumerate(FEATURES):
@@ -531,8 +687,12 @@ def confidence_folds(kgmem_rows: list[dict]) -> dict:
         vals = [f[key] for f in folds.values() if f[key] is not None]
         return float(np.mean(vals)) if vals else None
 
-    return {"folds": folds, "mean": {k: mean(k) for k in ("answerable_answered", "adversarial_answered", "auc")},
-            "feature_auc": aucs, "training_rows": len(base_rows)}
+    return {
+        "folds": folds,
+        "mean": {k: mean(k) for k in ("answerable_answered", "adversarial_answered", "auc")},
+        "feature_auc": aucs,
+        "training_rows": len(base_rows),
+    }
 
 
 @suite("conversations", title="Long conversations (LoCoMo): recall per question category against flat baselines")
@@ -541,16 +701,23 @@ def run(ctx: BenchContext) -> dict:
     missing = locomo_missing()
     if missing:
         ctx.log(f"skipped: {missing['rows'][0][0]} at {missing['rows'][0][1]}")
-        return {"tables": [missing], "figures": {"skipped": True, "looked_at": missing["rows"][0][1]},
-                "notes": ["Skipped: the LoCoMo data is not shipped with kgmem (CC BY-NC)."]}
+        return {
+            "tables": [missing],
+            "figures": {"skipped": True, "looked_at": missing["rows"][0][1]},
+            "notes": ["Skipped: the LoCoMo data is not shipped with kgmem (CC BY-NC)."],
+        }
     path = _data_file(locomo_path())
     with ctx.timed("load"):
         convs = load_conversations(path)
     all_questions = sum(len(c["questions"]) for c in convs)
     dropped_all = sum(c["dropped_evidence"] for c in convs)
     repaired_all = sum(c["repaired_evidence"] for c in convs)
-    dropped_list = [(c["sample_id"], q["index"], q["raw_evidence"], q["dropped"], q["gold"]) for c in convs
-                    for q in c["questions"] if q["dropped"] or q["repaired"]]
+    dropped_list = [
+        (c["sample_id"], q["index"], q["raw_evidence"], q["dropped"], q["gold"])
+        for c in convs
+        for q in c["questions"]
+        if q["dropped"] or q["repaired"]
+    ]
     if ctx.quick:
         convs = convs[:1]
     notes: list[str] = []
@@ -573,29 +740,42 @@ def run(ctx: BenchContext) -> dict:
             for t in tenants:
                 ctx.delete_tenant(t)
     agg = {s: aggregate(rows[s]) for s in SYSTEMS}
-    by_conv = {sid: {s: aggregate([r for r in rows[s] if r["conversation"] == sid]) for s in SYSTEMS}
-               for sid in conv_info}
+    by_conv = {
+        sid: {s: aggregate([r for r in rows[s] if r["conversation"] == sid]) for s in SYSTEMS} for sid in conv_info
+    }
     lats = [r["latency_ms"] for r in rows[KGMEM]]
-    lat = {"p50_ms": float(np.percentile(lats, 50)) if lats else float("nan"),
-           "p95_ms": float(np.percentile(lats, 95)) if lats else float("nan"),
-           "mean_ms": _mean(lats), "max_ms": float(max(lats)) if lats else float("nan")}
+    lat = {
+        "p50_ms": float(np.percentile(lats, 50)) if lats else float("nan"),
+        "p95_ms": float(np.percentile(lats, 95)) if lats else float("nan"),
+        "mean_ms": _mean(lats),
+        "max_ms": float(max(lats)) if lats else float("nan"),
+    }
     asked_n = len(rows[KGMEM])
     absent = [name for name, c in agg[KGMEM]["by_category"].items() if not c["n"]]
     notes = [
         f"LoCoMo development half ({path}): {len(convs)} conversation(s), "
         f"{sum(i['turns'] for i in conv_info.values()):,} turns ingested, {asked_n} questions asked"
-        + (f" (quick: the first conversation and its first {QUICK_QUESTIONS} questions; no "
-           + ", ".join(absent) + " question among them)" if ctx.quick and absent else
-           f" (quick: the first conversation and its first {QUICK_QUESTIONS} questions)" if ctx.quick else "") + ".",
-        "Each conversation is its own tenant; one memory per turn (id = dia_id, text \"Speaker: text [image: "
+        + (
+            f" (quick: the first conversation and its first {QUICK_QUESTIONS} questions; no "
+            + ", ".join(absent)
+            + " question among them)"
+            if ctx.quick and absent
+            else f" (quick: the first conversation and its first {QUICK_QUESTIONS} questions)"
+            if ctx.quick
+            else ""
+        )
+        + ".",
+        'Each conversation is its own tenant; one memory per turn (id = dia_id, text "Speaker: text [image: '
         "caption]\", at = the session's date plus the turn's index in seconds, stream = the session, the speaker "
         "as an entity). recall(question, k=10) is asked with now = one day after the conversation's last session: "
         "the questions are asked after the chat ended, so time phrases resolve against that day.",
         f"Evidence ids in the whole file ({all_questions} questions): {dropped_all} dropped as not a turn of the "
         f"conversation, {repaired_all} malformed entries repaired (split or re-read); questions left without "
         f"evidence are not asked ({no_evidence} in this run). Affected: "
-        + "; ".join(f"{sid} q{qi} {raw} → kept {g}" + (f", dropped {d}" if d else "")
-                    for sid, qi, raw, d, g in dropped_list) + ".",
+        + "; ".join(
+            f"{sid} q{qi} {raw} → kept {g}" + (f", dropped {d}" if d else "") for sid, qi, raw, d, g in dropped_list
+        )
+        + ".",
         "Baselines over the same turn texts in the same run: flat vector (all-MiniLM-L6-v2 cosine), BM25Okapi "
         "(rank-bm25; lowercase word tokens, stop words and question words dropped from the query), "
         f"RRF(vector, BM25) with kgmem.query.fusion.rrf over the top {RRF_DEPTH} of each.",
@@ -604,42 +784,106 @@ def run(ctx: BenchContext) -> dict:
         *notes,
     ]
     figures = {
-        "dataset": {"path": str(path), "conversations": len(convs), "questions_in_file": all_questions,
-                    "asked": asked_n, "skipped_no_evidence": no_evidence, "dropped_evidence_ids": dropped_all,
-                    "repaired_evidence_entries": repaired_all,
-                    "evidence_changes": [{"conversation": sid, "index": qi, "raw": raw, "kept": g, "dropped": d}
-                                         for sid, qi, raw, d, g in dropped_list]},
-        "settings": {"k": K, "rrf_depth": RRF_DEPTH, "quick": ctx.quick,
-                     "quick_questions": QUICK_QUESTIONS if ctx.quick else None, "goals": GOALS,
-                     "categories": CATEGORIES},
+        "dataset": {
+            "path": str(path),
+            "conversations": len(convs),
+            "questions_in_file": all_questions,
+            "asked": asked_n,
+            "skipped_no_evidence": no_evidence,
+            "dropped_evidence_ids": dropped_all,
+            "repaired_evidence_entries": repaired_all,
+            "evidence_changes": [
+                {"conversation": sid, "index": qi, "raw": raw, "kept": g, "dropped": d}
+                for sid, qi, raw, d, g in dropped_list
+            ],
+        },
+        "settings": {
+            "k": K,
+            "rrf_depth": RRF_DEPTH,
+            "quick": ctx.quick,
+            "quick_questions": QUICK_QUESTIONS if ctx.quick else None,
+            "goals": GOALS,
+            "categories": CATEGORIES,
+        },
         "systems": {s: {"all": agg[s], "by_conversation": {sid: by_conv[sid][s] for sid in by_conv}} for s in SYSTEMS},
         "latency_ms": lat,
         "conversations": conv_info,
-        "kgmem_questions": [{k: r[k] for k in ("conversation", "index", "category", "gold", "top10", "frac@10",
-                                                "any@10", "any@5", "first", "empty", "abstained", "reason",
-                                                "latency_ms", "error", "features", "confidence") if k in r}
-                            for r in rows[KGMEM]],
-        "baseline_questions": {s: [{"conversation": r["conversation"], "index": r["index"], "top10": r["top10"],
-                                    "frac@10": r["frac@10"], "any@5": r["any@5"]} for r in rows[s]]
-                               for s in SYSTEMS if s != KGMEM},
+        "kgmem_questions": [
+            {
+                k: r[k]
+                for k in (
+                    "conversation",
+                    "index",
+                    "category",
+                    "gold",
+                    "top10",
+                    "frac@10",
+                    "any@10",
+                    "any@5",
+                    "first",
+                    "empty",
+                    "abstained",
+                    "reason",
+                    "latency_ms",
+                    "error",
+                    "features",
+                    "confidence",
+                )
+                if k in r
+            }
+            for r in rows[KGMEM]
+        ],
+        "baseline_questions": {
+            s: [
+                {
+                    "conversation": r["conversation"],
+                    "index": r["index"],
+                    "top10": r["top10"],
+                    "frac@10": r["frac@10"],
+                    "any@5": r["any@5"],
+                }
+                for r in rows[s]
+            ]
+            for s in SYSTEMS
+            if s != KGMEM
+        },
     }
     tables = _tables(agg, by_conv, lat, ctx.quick)
-    if not ctx.quick:
+    if not ctx.quick and any(r.get("features") for r in rows[KGMEM]):
         conf = confidence_folds(rows[KGMEM])
         figures["confidence_folds"] = conf
         pct = lambda v: "—" if v is None else f"{100 * v:.0f} %"  # noqa: E731
-        tables.append({
-            "title": "Abstention learned on fixtures + WikiWhy + the other conversations (held-out conversation)",
-            "columns": ["held-out conversation", "answerable with gold in top 5 answered", "adversarial answered",
-                        "AUC"],
-            "rows": [[c, pct(f["answerable_answered"]), pct(f["adversarial_answered"]),
-                      "—" if f["auc"] is None else f"{f['auc']:.3f}"] for c, f in conf["folds"].items()]
-                    + [["mean of folds", pct(conf["mean"]["answerable_answered"]),
+        tables.append(
+            {
+                "title": "Abstention learned on fixtures + WikiWhy + the other conversations (held-out conversation)",
+                "columns": [
+                    "held-out conversation",
+                    "answerable with gold in top 5 answered",
+                    "adversarial answered",
+                    "AUC",
+                ],
+                "rows": [
+                    [
+                        c,
+                        pct(f["answerable_answered"]),
+                        pct(f["adversarial_answered"]),
+                        "—" if f["auc"] is None else f"{f['auc']:.3f}",
+                    ]
+                    for c, f in conf["folds"].items()
+                ]
+                + [
+                    [
+                        "mean of folds",
+                        pct(conf["mean"]["answerable_answered"]),
                         pct(conf["mean"]["adversarial_answered"]),
-                        "—" if conf["mean"]["auc"] is None else f"{conf['mean']['auc']:.3f}"]],
-            "note": "The shipped model (kgmem/data/confidence.json) is fitted without LoCoMo; the rows above refit "
-                    "with the other four conversations added, threshold chosen on the training part (<= 25 % of "
-                    "its negatives answered). Feature AUCs over all conversations: "
-                    + ", ".join(f"{k} {v:.2f}" for k, v in conf["feature_auc"].items() if v is not None) + ".",
-        })
+                        "—" if conf["mean"]["auc"] is None else f"{conf['mean']['auc']:.3f}",
+                    ]
+                ],
+                "note": "The shipped model (kgmem/data/confidence.json) is fitted without LoCoMo; the rows above refit "
+                "with the other four conversations added, threshold chosen on the training part (<= 25 % of "
+                "its negatives answered). Feature AUCs over all conversations: "
+                + ", ".join(f"{k} {v:.2f}" for k, v in conf["feature_auc"].items() if v is not None)
+                + ".",
+            }
+        )
     return {"tables": tables, "figures": figures, "plots": _plots(agg, ctx.quick), "notes": notes}

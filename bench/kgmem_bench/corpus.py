@@ -9,24 +9,98 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SERVICES = ["checkout", "billing", "search", "auth", "inventory", "payments", "shipping", "catalog", "pricing",
-            "notifications", "reporting", "gateway", "scheduler", "ledger", "recommendations", "uploads",
-            "thumbnails", "exports", "sessions", "webhooks"]
+SERVICES = [
+    "checkout",
+    "billing",
+    "search",
+    "auth",
+    "inventory",
+    "payments",
+    "shipping",
+    "catalog",
+    "pricing",
+    "notifications",
+    "reporting",
+    "gateway",
+    "scheduler",
+    "ledger",
+    "recommendations",
+    "uploads",
+    "thumbnails",
+    "exports",
+    "sessions",
+    "webhooks",
+]
 HOSTS = ["db-primary-0{}", "cache-{}", "worker-{}", "edge-{}", "broker-{}", "api-{}", "replica-{}"]
-PEOPLE = ["Priya", "Ravi", "Maya", "Jo", "Ana", "Lena", "Omar", "Kenji", "Sofia", "Tomás", "Aisha", "Bruno",
-          "Chen", "Dana", "Elif", "Farah", "Gustav", "Hana", "Ivan", "Jonas"]
-SYMPTOMS = ["latency climbed to {n} ms", "error rate reached {n}%", "{n} requests timed out",
-            "the queue backlog grew to {n} messages", "memory use rose by {n} MB an hour",
-            "CPU stayed at {n}% for an hour", "{n} jobs failed with exit code 137", "disk usage hit {n}%",
-            "p95 latency doubled to {n} ms", "{n} users were logged out"]
-ACTIONS = ["rolled back the release", "raised the connection pool to {n}", "restarted the pods",
-           "added an index on orders.created_at", "turned off the feature flag", "scaled the workers to {n}",
-           "rotated the certificate", "cleared the cache", "pinned the dependency to v{v}",
-           "moved the cron to {h}:00"]
-TOPICS = ["pricing page", "onboarding flow", "vendor contract", "quarterly roadmap", "hiring plan", "data retention",
-          "incident review", "API versioning", "mobile release", "SLA targets", "cost report", "security audit"]
-DECISIONS = ["we ship it on {d}", "we postpone it to {d}", "we keep the current design", "we split it in two",
-             "we ask legal first", "we drop the idea", "we run an experiment for {n} days"]
+PEOPLE = [
+    "Priya",
+    "Ravi",
+    "Maya",
+    "Jo",
+    "Ana",
+    "Lena",
+    "Omar",
+    "Kenji",
+    "Sofia",
+    "Tomás",
+    "Aisha",
+    "Bruno",
+    "Chen",
+    "Dana",
+    "Elif",
+    "Farah",
+    "Gustav",
+    "Hana",
+    "Ivan",
+    "Jonas",
+]
+SYMPTOMS = [
+    "latency climbed to {n} ms",
+    "error rate reached {n}%",
+    "{n} requests timed out",
+    "the queue backlog grew to {n} messages",
+    "memory use rose by {n} MB an hour",
+    "CPU stayed at {n}% for an hour",
+    "{n} jobs failed with exit code 137",
+    "disk usage hit {n}%",
+    "p95 latency doubled to {n} ms",
+    "{n} users were logged out",
+]
+ACTIONS = [
+    "rolled back the release",
+    "raised the connection pool to {n}",
+    "restarted the pods",
+    "added an index on orders.created_at",
+    "turned off the feature flag",
+    "scaled the workers to {n}",
+    "rotated the certificate",
+    "cleared the cache",
+    "pinned the dependency to v{v}",
+    "moved the cron to {h}:00",
+]
+TOPICS = [
+    "pricing page",
+    "onboarding flow",
+    "vendor contract",
+    "quarterly roadmap",
+    "hiring plan",
+    "data retention",
+    "incident review",
+    "API versioning",
+    "mobile release",
+    "SLA targets",
+    "cost report",
+    "security audit",
+]
+DECISIONS = [
+    "we ship it on {d}",
+    "we postpone it to {d}",
+    "we keep the current design",
+    "we split it in two",
+    "we ask legal first",
+    "we drop the idea",
+    "we run an experiment for {n} days",
+]
 FOODS = ["diet coke", "thai food", "espresso", "sushi", "oat milk", "dark chocolate", "green tea", "tacos"]
 CITIES = ["Boston", "Berlin", "Lisbon", "Madrid", "Kyoto", "Toronto", "Oslo", "Porto", "Austin", "Seoul"]
 CODES = ["ERR-{n}", "E{n}", "QX-{n}", "INC-{n}", "zx{n}q"]
@@ -79,30 +153,60 @@ def generate(n: int, *, seed: int = 0, start: dt.datetime | None = None) -> Corp
                 if j:
                     rec["caused_by"] = [ids[j - 1]]
                 records.append(rec)
-            records.append({"id": f"i{i}-chat", "text": f"{pick(PEOPLE)} {pick(ACTIONS).format(n=num(), v=f'{num()}.{num()}', h=int(rng.integers(0, 23)))}",
-                            "at": at(), "stream": stream})
+            records.append(
+                {
+                    "id": f"i{i}-chat",
+                    "text": f"{pick(PEOPLE)} {pick(ACTIONS).format(n=num(), v=f'{num()}.{num()}', h=int(rng.integers(0, 23)))}",
+                    "at": at(),
+                    "stream": stream,
+                }
+            )
             symptoms.append((ids[-1], f"why did {svc} {pick(['go down', 'fail', 'break'])}?", ids[0]))
         elif roll < 0.85:  # meeting notes in a standup stream
             topic = pick(TOPICS)
-            records.append({"id": f"m{i}", "text": f"Standup: {pick(PEOPLE)} and {pick(PEOPLE)} discussed the {topic}; "
-                            f"{pick(DECISIONS).format(d=f'{pick(CITIES)} day {num()}', n=num())}.",
-                            "at": at(), "stream": f"standup-{i % 50}"})
+            records.append(
+                {
+                    "id": f"m{i}",
+                    "text": f"Standup: {pick(PEOPLE)} and {pick(PEOPLE)} discussed the {topic}; "
+                    f"{pick(DECISIONS).format(d=f'{pick(CITIES)} day {num()}', n=num())}.",
+                    "at": at(),
+                    "stream": f"standup-{i % 50}",
+                }
+            )
         else:  # facts on slots, some of them later superseded
             person = pick(PEOPLE).lower() + str(int(rng.integers(0, max(1, n // 200))))
             if rng.random() < 0.5:
                 obj = pick(CITIES)
-                records.append({"id": f"f{i}", "text": f"{person} lives in {obj}", "at": at(), "subject": person,
-                                "predicate": "lives_in", "object": obj})
+                records.append(
+                    {
+                        "id": f"f{i}",
+                        "text": f"{person} lives in {obj}",
+                        "at": at(),
+                        "subject": person,
+                        "predicate": "lives_in",
+                        "object": obj,
+                    }
+                )
                 slots.append((person, "lives_in", None))
             else:
                 food = pick(FOODS)
                 pol = bool(rng.random() < 0.7)
-                records.append({"id": f"f{i}", "text": f"{person} {'likes' if pol else 'no longer likes'} {food}",
-                                "at": at(), "subject": person, "predicate": "likes", "object": food, "polarity": pol})
+                records.append(
+                    {
+                        "id": f"f{i}",
+                        "text": f"{person} {'likes' if pol else 'no longer likes'} {food}",
+                        "at": at(),
+                        "subject": person,
+                        "predicate": "likes",
+                        "object": food,
+                        "polarity": pol,
+                    }
+                )
                 slots.append((person, "likes", food))
     records = records[:n]
     kept = {r["id"] for r in records}
     symptoms = [s for s in symptoms if s[0] in kept and s[2] in kept]
-    queries = [f"what happened with {pick(SERVICES)} on {pick(HOSTS).format(int(rng.integers(1, 9)))}?"
-               for _ in range(200)]
+    queries = [
+        f"what happened with {pick(SERVICES)} on {pick(HOSTS).format(int(rng.integers(1, 9)))}?" for _ in range(200)
+    ]
     return Corpus(records, slots, symptoms, queries)

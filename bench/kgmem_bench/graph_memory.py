@@ -30,9 +30,18 @@ def wikiwhy_missing() -> dict | None:
     (The dataset is not shipped with kgmem: its authors ask that it stay out of public copies.)"""
     if all((WIKIWHY / f"{col}.json").is_file() for col in ("cause", "effect", "question")):
         return None
-    return {"title": "WikiWhy: skipped", "columns": ["reason"],
-            "rows": [[f"WikiWhy v1.2 not found at {WIKIWHY} (cause.json, effect.json, question.json); "
-                      "set KGMEM_WIKIWHY to its directory"]]}
+    return {
+        "title": "WikiWhy: skipped",
+        "columns": ["reason"],
+        "rows": [
+            [
+                f"WikiWhy v1.2 not found at {WIKIWHY} (cause.json, effect.json, question.json); "
+                "set KGMEM_WIKIWHY to its directory"
+            ]
+        ],
+    }
+
+
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 
@@ -72,7 +81,10 @@ def _causal(ctx: BenchContext) -> tuple[list[dict], dict]:
     abstain_qs = [q for q in _jsonl(FIXTURES / "causal" / "questions.jsonl") if q.get("expect") == "abstain"]
     distractors = _jsonl(FIXTURES / "causal" / "distractors.jsonl")
     rows, figures = [], {}
-    for variant, incidents_file in (("explicit caused_by", "incidents.jsonl"), ("causes in words", "incidents_words.jsonl")):
+    for variant, incidents_file in (
+        ("explicit caused_by", "incidents.jsonl"),
+        ("causes in words", "incidents_words.jsonl"),
+    ):
         incidents = _jsonl(FIXTURES / "causal" / incidents_file)
         flat = Flat(ctx, incidents + distractors)
         with ctx.memory_graph() as mg:
@@ -104,22 +116,57 @@ def _causal(ctx: BenchContext) -> tuple[list[dict], dict]:
                     chain = q["chain"]
                     have = {(e["from"], e["to"]) for e in edges}
                     chains += all((a, b) in have for a, b in zip(chain, chain[1:]))
-                extra = (f"inferred {len(edges)} links, {correct} correct (precision {correct / max(1, len(edges)):.2f}, "
-                         f"recall {correct / len(truth):.2f}); whole chains held: {chains}/{len(questions)}")
-                figures["inferred_links"] = {"edges": len(edges), "correct": correct, "true_links": len(truth),
-                                             "chains_held": chains}
-            rows.append([variant, _pct(top1, len(questions)), _pct(top3, len(questions)),
-                         _pct(abstained, len(abstain_qs)), _pct(v1, len(questions)), _pct(v3, len(questions)),
-                         _pct(b1, len(questions)), f"{np.median(times) * 1000:.0f} ms", extra])
-            figures[variant] = {"why_top1": top1, "why_top3": top3, "abstained": abstained, "vector_top1": v1,
-                                "vector_top3": v3, "bm25_top1": b1, "n": len(questions), "edges": report.edges}
-    table = {"title": f"Root cause: {len(questions)} incident chains of 3–5 hops under {len(distractors)} distractors",
-             "columns": ["links", "why top-1", "why top-3", "why abstains (no-cause questions)", "flat vector top-1",
-                         "flat vector top-3", "BM25 top-1", "why p50", "inferred links"],
-             "rows": rows,
-             "note": "Essay (seed 003): plain vector search got 0 of 8 roots at top-1 and top-3; the graph walk "
-                     "all 8. Baselines rank every memory by cosine (all-MiniLM-L6-v2) or BM25 (rank-bm25) to the "
-                     "question and look for the root."}
+                extra = (
+                    f"inferred {len(edges)} links, {correct} correct (precision {correct / max(1, len(edges)):.2f}, "
+                    f"recall {correct / len(truth):.2f}); whole chains held: {chains}/{len(questions)}"
+                )
+                figures["inferred_links"] = {
+                    "edges": len(edges),
+                    "correct": correct,
+                    "true_links": len(truth),
+                    "chains_held": chains,
+                }
+            rows.append(
+                [
+                    variant,
+                    _pct(top1, len(questions)),
+                    _pct(top3, len(questions)),
+                    _pct(abstained, len(abstain_qs)),
+                    _pct(v1, len(questions)),
+                    _pct(v3, len(questions)),
+                    _pct(b1, len(questions)),
+                    f"{np.median(times) * 1000:.0f} ms",
+                    extra,
+                ]
+            )
+            figures[variant] = {
+                "why_top1": top1,
+                "why_top3": top3,
+                "abstained": abstained,
+                "vector_top1": v1,
+                "vector_top3": v3,
+                "bm25_top1": b1,
+                "n": len(questions),
+                "edges": report.edges,
+            }
+    table = {
+        "title": f"Root cause: {len(questions)} incident chains of 3–5 hops under {len(distractors)} distractors",
+        "columns": [
+            "links",
+            "why top-1",
+            "why top-3",
+            "why abstains (no-cause questions)",
+            "flat vector top-1",
+            "flat vector top-3",
+            "BM25 top-1",
+            "why p50",
+            "inferred links",
+        ],
+        "rows": rows,
+        "note": "Essay (seed 003): plain vector search got 0 of 8 roots at top-1 and top-3; the graph walk "
+        "all 8. Baselines rank every memory by cosine (all-MiniLM-L6-v2) or BM25 (rank-bm25) to the "
+        "question and look for the root.",
+    }
     return [table], figures
 
 
@@ -139,12 +186,21 @@ def _supersession(ctx: BenchContext) -> tuple[list[dict], dict]:
                 got = [f.object.lower() for f in mg.history(q["subject"], q["predicate"], q.get("object"))]
                 ok[op][0] += got == [e.lower() for e in q["expect_objects"]]
                 continue
-            f = mg.now(q["subject"], q["predicate"], q.get("object")) if op == "now" else \
-                mg.as_of(q["subject"], q["predicate"], q["at"], q.get("object"))
+            f = (
+                mg.now(q["subject"], q["predicate"], q.get("object"))
+                if op == "now"
+                else mg.as_of(q["subject"], q["predicate"], q["at"], q.get("object"))
+            )
             exp = q["expect"]
-            good = (f is None) if exp is None else (
-                f is not None and f.object.lower() == str(exp["object"]).lower()
-                and f.polarity == exp.get("polarity", True))
+            good = (
+                (f is None)
+                if exp is None
+                else (
+                    f is not None
+                    and f.object.lower() == str(exp["object"]).lower()
+                    and f.polarity == exp.get("polarity", True)
+                )
+            )
             ok[op][0] += good
             # flat vector: answer from the most similar memory (it has no notion of time or versions)
             flat_ok[op][1] += 1
@@ -152,16 +208,22 @@ def _supersession(ctx: BenchContext) -> tuple[list[dict], dict]:
                 best = by_id.get(flat.vector_rank(q["query"])[0], {})
                 obj, pol = str(best.get("object", best.get("text", ""))).lower(), best.get("polarity", True)
                 text = best.get("text", "").lower()
-                flat_ok[op][0] += (str(exp["object"]).lower() in (obj + " " + text)) and \
-                    (pol == exp.get("polarity", True)) and ("n't" not in text and " no longer" not in text
-                                                            if exp.get("polarity", True) else True)
+                flat_ok[op][0] += (
+                    (str(exp["object"]).lower() in (obj + " " + text))
+                    and (pol == exp.get("polarity", True))
+                    and ("n't" not in text and " no longer" not in text if exp.get("polarity", True) else True)
+                )
     rows = [[op, _pct(*ok[op]), _pct(*flat_ok[op]) if op in flat_ok else "—"] for op in ("now", "as_of", "history")]
-    return [{"title": "Supersession: preference flips, moves, corrections, out-of-order arrival",
-             "columns": ["question", "kgmem", "flat vector (nearest memory)"], "rows": rows,
-             "note": "Essay: a batch of facts each later reversed; plain vector search scores zero on what holds "
-                     "now, the subject-keyed store scores everything. The flat baseline is credited when its "
-                     "nearest memory states the expected value with the expected polarity; it has no history."}], \
-        {"kgmem": ok, "flat_vector": flat_ok}
+    return [
+        {
+            "title": "Supersession: preference flips, moves, corrections, out-of-order arrival",
+            "columns": ["question", "kgmem", "flat vector (nearest memory)"],
+            "rows": rows,
+            "note": "Essay: a batch of facts each later reversed; plain vector search scores zero on what holds "
+            "now, the subject-keyed store scores everything. The flat baseline is credited when its "
+            "nearest memory states the expected value with the expected polarity; it has no history.",
+        }
+    ], {"kgmem": ok, "flat_vector": flat_ok}
 
 
 def _wikiwhy(ctx: BenchContext) -> tuple[list[dict], dict]:
@@ -196,15 +258,34 @@ def _wikiwhy(ctx: BenchContext) -> tuple[list[dict], dict]:
             v1 += rank[0] == f"ww{k}-c"
             v3 += f"ww{k}-c" in rank[:3]
     n = len(sample)
-    rows = [["kgmem why (walk from the matched effect)", _pct(w1, n), _pct(w3, n), _pct(abst, n),
-             f"{np.median(times) * 1000:.0f} ms"],
-            ["flat vector (cause ranked by cosine to the question)", _pct(v1, n), _pct(v3, n), "—", "—"]]
-    return [{"title": f"WikiWhy: {len(records):,} memories ({len(keys):,} cause–effect pairs), {n:,} questions",
-             "columns": ["system", "top-1 cause", "top-3 cause", "abstained", "p50"], "rows": rows,
-             "note": "WikiWhy v1.2 (Ho et al., ICLR 2023). Each effect is stored CAUSED_BY its cause; questions "
-                     "are asked as given."}], \
-        {"why_top1": w1, "why_top3": w3, "vector_top1": v1, "vector_top3": v3, "abstained": abst, "n": n,
-         "ingest_s": t_ingest, "memories": len(records)}
+    rows = [
+        [
+            "kgmem why (walk from the matched effect)",
+            _pct(w1, n),
+            _pct(w3, n),
+            _pct(abst, n),
+            f"{np.median(times) * 1000:.0f} ms",
+        ],
+        ["flat vector (cause ranked by cosine to the question)", _pct(v1, n), _pct(v3, n), "—", "—"],
+    ]
+    return [
+        {
+            "title": f"WikiWhy: {len(records):,} memories ({len(keys):,} cause–effect pairs), {n:,} questions",
+            "columns": ["system", "top-1 cause", "top-3 cause", "abstained", "p50"],
+            "rows": rows,
+            "note": "WikiWhy v1.2 (Ho et al., ICLR 2023). Each effect is stored CAUSED_BY its cause; questions "
+            "are asked as given.",
+        }
+    ], {
+        "why_top1": w1,
+        "why_top3": w3,
+        "vector_top1": v1,
+        "vector_top3": v3,
+        "abstained": abst,
+        "n": n,
+        "ingest_s": t_ingest,
+        "memories": len(records),
+    }
 
 
 @suite("graph", title="Graph memory (seed 003): why, supersession, WikiWhy")

@@ -53,12 +53,22 @@ class Row:
         return not (self.failures or self.lost or self.duplicated or self.leaked)
 
     def cells(self) -> list:
-        return [self.check, self.attempts, self.failures, self.lost, self.duplicated, self.leaked,
-                round(self.seconds, 1), "; ".join(self.notes[:3])]
+        return [
+            self.check,
+            self.attempts,
+            self.failures,
+            self.lost,
+            self.duplicated,
+            self.leaked,
+            round(self.seconds, 1),
+            "; ".join(self.notes[:3]),
+        ]
 
     def __str__(self) -> str:
-        return (f"{self.check}: attempts={self.attempts} failures={self.failures} lost={self.lost} "
-                f"duplicated={self.duplicated} leaked={self.leaked} notes={self.notes}")
+        return (
+            f"{self.check}: attempts={self.attempts} failures={self.failures} lost={self.lost} "
+            f"duplicated={self.duplicated} leaked={self.leaked} notes={self.notes}"
+        )
 
 
 COLUMNS = ["check", "attempts", "failures", "lost", "duplicated", "leaked", "seconds", "notes"]
@@ -85,30 +95,54 @@ def counts(store, tenant: str) -> dict:
 def invariants(store, tenant: str, *, expect_records: int | None = None, stream_prefix: str | None = None) -> dict:
     """Counts of what must be zero after any crash or race: duplicates, dangling edges, broken chains."""
     out: dict[str, int] = {}
-    out["memories"] = _q(store, "MATCH (m:Memory {tenant: $t}) WHERE m.origin = 'record' RETURN count(m) AS c",
-                         t=tenant)[0]["c"]
-    out["duplicate_ids"] = _q(store, "MATCH (m:Memory {tenant: $t}) WITH m.id AS id, count(*) AS c WHERE c > 1 "
-                                     "RETURN count(id) AS c", t=tenant)[0]["c"]
-    out["duplicate_edges"] = _q(store, "MATCH (a:Memory {tenant: $t})-[r]->(b) WITH a, b, type(r) AS t, count(r) AS c "
-                                       "WHERE c > 1 RETURN count(*) AS c", t=tenant)[0]["c"]
-    out["dangling_edges"] = _q(store, "MATCH (a:Memory {tenant: $t})-[r]->(b) WHERE b.tenant <> $t OR b.tenant IS NULL "
-                                      "RETURN count(r) AS c", t=tenant)[0]["c"]
-    out["no_embedding"] = _q(store, "MATCH (m:Memory {tenant: $t}) WHERE m.embedding IS NULL RETURN count(m) AS c",
-                             t=tenant)[0]["c"]
+    out["memories"] = _q(
+        store, "MATCH (m:Memory {tenant: $t}) WHERE m.origin = 'record' RETURN count(m) AS c", t=tenant
+    )[0]["c"]
+    out["duplicate_ids"] = _q(
+        store,
+        "MATCH (m:Memory {tenant: $t}) WITH m.id AS id, count(*) AS c WHERE c > 1 RETURN count(id) AS c",
+        t=tenant,
+    )[0]["c"]
+    out["duplicate_edges"] = _q(
+        store,
+        "MATCH (a:Memory {tenant: $t})-[r]->(b) WITH a, b, type(r) AS t, count(r) AS c "
+        "WHERE c > 1 RETURN count(*) AS c",
+        t=tenant,
+    )[0]["c"]
+    out["dangling_edges"] = _q(
+        store,
+        "MATCH (a:Memory {tenant: $t})-[r]->(b) WHERE b.tenant <> $t OR b.tenant IS NULL RETURN count(r) AS c",
+        t=tenant,
+    )[0]["c"]
+    out["no_embedding"] = _q(
+        store, "MATCH (m:Memory {tenant: $t}) WHERE m.embedding IS NULL RETURN count(m) AS c", t=tenant
+    )[0]["c"]
     # NEXT: per stream a simple path (<= 1 in, <= 1 out, n-1 edges)
-    out["next_branching"] = _q(store, "MATCH (m:Memory {tenant: $t}) WHERE COUNT { (m)-[:NEXT]->() } > 1 "
-                                      "OR COUNT { (m)<-[:NEXT]-() } > 1 RETURN count(m) AS c", t=tenant)[0]["c"]
-    rows = _q(store, "MATCH (m:Memory {tenant: $t}) WHERE m.stream IS NOT NULL "
-                     "WITH m.stream AS s, count(m) AS n, sum(COUNT { (m)-[:NEXT]->() }) AS e "
-                     "RETURN count(CASE WHEN e <> n - 1 THEN 1 END) AS broken", t=tenant)
+    out["next_branching"] = _q(
+        store,
+        "MATCH (m:Memory {tenant: $t}) WHERE COUNT { (m)-[:NEXT]->() } > 1 "
+        "OR COUNT { (m)<-[:NEXT]-() } > 1 RETURN count(m) AS c",
+        t=tenant,
+    )[0]["c"]
+    rows = _q(
+        store,
+        "MATCH (m:Memory {tenant: $t}) WHERE m.stream IS NOT NULL "
+        "WITH m.stream AS s, count(m) AS n, sum(COUNT { (m)-[:NEXT]->() }) AS e "
+        "RETURN count(CASE WHEN e <> n - 1 THEN 1 END) AS broken",
+        t=tenant,
+    )
     out["next_broken_streams"] = rows[0]["broken"]
     # SUPERSEDES: per slot one current version, a linear chain of versions-1 edges
-    rows = _q(store, "MATCH (f:Fact {tenant: $t}) WHERE f.slot IS NOT NULL "
-                     "WITH f.slot AS slot, count(f) AS n, count(CASE WHEN f.valid_to IS NULL THEN 1 END) AS cur, "
-                     "sum(COUNT { (f)-[:SUPERSEDES]->() }) AS e, max(COUNT { (f)-[:SUPERSEDES]->() }) AS o, "
-                     "max(COUNT { (f)<-[:SUPERSEDES]-() }) AS i "
-                     "RETURN count(CASE WHEN cur <> 1 THEN 1 END) AS not_one_current, "
-                     "count(CASE WHEN e <> n - 1 OR o > 1 OR i > 1 THEN 1 END) AS broken_chains", t=tenant)
+    rows = _q(
+        store,
+        "MATCH (f:Fact {tenant: $t}) WHERE f.slot IS NOT NULL "
+        "WITH f.slot AS slot, count(f) AS n, count(CASE WHEN f.valid_to IS NULL THEN 1 END) AS cur, "
+        "sum(COUNT { (f)-[:SUPERSEDES]->() }) AS e, max(COUNT { (f)-[:SUPERSEDES]->() }) AS o, "
+        "max(COUNT { (f)<-[:SUPERSEDES]-() }) AS i "
+        "RETURN count(CASE WHEN cur <> 1 THEN 1 END) AS not_one_current, "
+        "count(CASE WHEN e <> n - 1 OR o > 1 OR i > 1 THEN 1 END) AS broken_chains",
+        t=tenant,
+    )
     out["slots_not_one_current"] = rows[0]["not_one_current"]
     out["broken_supersedes"] = rows[0]["broken_chains"]
     if expect_records is not None:
@@ -120,8 +154,14 @@ def invariants(store, tenant: str, *, expect_records: int | None = None, stream_
 def _tally(row: Row, inv: dict) -> None:
     row.lost += inv.get("lost", 0)
     row.duplicated += inv["duplicate_ids"] + inv["duplicate_edges"] + inv.get("extra", 0)
-    for k in ("dangling_edges", "next_branching", "next_broken_streams", "slots_not_one_current", "broken_supersedes",
-              "no_embedding"):
+    for k in (
+        "dangling_edges",
+        "next_branching",
+        "next_broken_streams",
+        "slots_not_one_current",
+        "broken_supersedes",
+        "no_embedding",
+    ):
         if inv[k]:
             row.fail(f"{k}={inv[k]}", inv[k])
 
@@ -149,20 +189,71 @@ def stored_values(obj: Any, out: list[str]) -> list[str]:
     return out
 
 
-
 # --------------------------------------------------------------------------- 1. hostile strings
 
 B64 = base64.b64encode(bytes(range(256)) * 24).decode()[:8000]
 HOSTILE = [
-    "MATCH (n) DETACH DELETE n", "') RETURN 1 //", "\" OR 1=1 --", "`x` WITH `y`", "$tenant", "{tenant}", "'", '"',
-    "\\", "a\x00b", "\x00", "\ud800", "x\udfffy", "\udc00\ud800", "x" * 100_000, "A" * 8000, B64, "😀", "👩‍👩‍👧‍👦 family",
-    "\u202eevil\u202c", "שלום עולם", "مرحبا بالعالم", "*:*", "AND", "OR NOT", '~ " ( ) [ ] { } : \\ /',
-    "title:x^10 AND text:[a TO z]", "\u200b", "!!!", "🎉🎉", " ", "", "\r\n\t", "\ufeff", "a" * 4097,
-    "Zürich ünïcödé", "a/../../etc/passwd", "%s%n%x", "<script>alert(1)</script>", "NULL", "null", "0", "-1e999",
+    "MATCH (n) DETACH DELETE n",
+    "') RETURN 1 //",
+    '" OR 1=1 --',
+    "`x` WITH `y`",
+    "$tenant",
+    "{tenant}",
+    "'",
+    '"',
+    "\\",
+    "a\x00b",
+    "\x00",
+    "\ud800",
+    "x\udfffy",
+    "\udc00\ud800",
+    "x" * 100_000,
+    "A" * 8000,
+    B64,
+    "😀",
+    "👩‍👩‍👧‍👦 family",
+    "\u202eevil\u202c",
+    "שלום עולם",
+    "مرحبا بالعالم",
+    "*:*",
+    "AND",
+    "OR NOT",
+    '~ " ( ) [ ] { } : \\ /',
+    "title:x^10 AND text:[a TO z]",
+    "\u200b",
+    "!!!",
+    "🎉🎉",
+    " ",
+    "",
+    "\r\n\t",
+    "\ufeff",
+    "a" * 4097,
+    "Zürich ünïcödé",
+    "a/../../etc/passwd",
+    "%s%n%x",
+    "<script>alert(1)</script>",
+    "NULL",
+    "null",
+    "0",
+    "-1e999",
 ]
 _SHORT = [h for h in HOSTILE if len(h) < 100]
-RECORD_FIELDS = ("text", "id", "at", "kind", "subject", "predicate", "object", "entities", "caused_by", "stream",
-                 "source", "tenant", "user", "retention")
+RECORD_FIELDS = (
+    "text",
+    "id",
+    "at",
+    "kind",
+    "subject",
+    "predicate",
+    "object",
+    "entities",
+    "caused_by",
+    "stream",
+    "source",
+    "tenant",
+    "user",
+    "retention",
+)
 
 
 def _record_with(field_name: str, value: str, n: int) -> dict:
@@ -244,13 +335,33 @@ def check_hostile_strings(base, *, examples: int = 40, fixed: bool = True) -> Ro
     sentinel = base.for_tenant("rel-sentinel-" + uuid.uuid4().hex[:8])
     probe = base.for_tenant("rel-hostile-" + uuid.uuid4().hex[:8])
     try:
-        sentinel.ingest([{"text": "The sentinel lives in Oslo", "id": "s1", "at": "2026-01-01"},
-                         {"text": "sentinel", "subject": "sentinel", "predicate": "lives_in", "object": "Oslo",
-                          "id": "s2", "at": "2026-01-02"}, {"text": "because of the fjord", "id": "s3",
-                                                            "caused_by": ["s1"], "stream": "s"}])
+        sentinel.ingest(
+            [
+                {"text": "The sentinel lives in Oslo", "id": "s1", "at": "2026-01-01"},
+                {
+                    "text": "sentinel",
+                    "subject": "sentinel",
+                    "predicate": "lives_in",
+                    "object": "Oslo",
+                    "id": "s2",
+                    "at": "2026-01-02",
+                },
+                {"text": "because of the fjord", "id": "s3", "caused_by": ["s1"], "stream": "s"},
+            ]
+        )
         before = counts(base.store, sentinel.tenant)
-        probe.ingest([{"text": "probe lives in Lisbon", "subject": "probe", "predicate": "lives_in",
-                       "object": "Lisbon", "at": "2026-01-01", "id": "p0"}])
+        probe.ingest(
+            [
+                {
+                    "text": "probe lives in Lisbon",
+                    "subject": "probe",
+                    "predicate": "lives_in",
+                    "object": "Lisbon",
+                    "at": "2026-01-01",
+                    "id": "p0",
+                }
+            ]
+        )
         values = HOSTILE if fixed else []
         for f in RECORD_FIELDS if fixed else ():
             _hostile_ingest(probe, f, values, row)
@@ -265,17 +376,30 @@ def check_hostile_strings(base, *, examples: int = 40, fixed: bool = True) -> Ro
             row.fail(f"tenant field raised {type(e).__name__}")
 
         text = st.text(st.characters(blacklist_categories=()), max_size=60)
-        hostile = st.one_of(st.sampled_from(HOSTILE), text,
-                            st.lists(st.one_of(st.sampled_from(_SHORT), text), min_size=1, max_size=5).map("".join))
+        hostile = st.one_of(
+            st.sampled_from(HOSTILE),
+            text,
+            st.lists(st.one_of(st.sampled_from(_SHORT), text), min_size=1, max_size=5).map("".join),
+        )
 
-        @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
         @given(st.sampled_from(RECORD_FIELDS), hostile)
         def record_case(field_name, value):
             _hostile_ingest(probe, field_name, [value], row)
 
-        @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
         @given(hostile, st.sampled_from([n for n, _ in _query_ops(probe, "")]))
         def query_case(value, op):
             _hostile_query(probe, value, row, only=(op,))
@@ -296,6 +420,7 @@ def check_hostile_strings(base, *, examples: int = 40, fixed: bool = True) -> Ro
 
 # --------------------------------------------------------------------------- 2. malformed JSONL
 
+
 def malformed_file(path: Path, n_good: int = 30) -> tuple[list[str], dict[int, str | None], dict[int, str]]:
     """Write a JSONL file of good lines interleaved with ~25 kinds of bad ones (as bytes).
 
@@ -309,8 +434,11 @@ def malformed_file(path: Path, n_good: int = 30) -> tuple[list[str], dict[int, s
         ("text as number", b'{"text": 42}', "text"),
         ("unknown caused_by", b'{"text": "orphan effect", "caused_by": ["no-such-cause"]}', "caused_by"),
         ("partial fact", b'{"text": "half a fact", "subject": "kim"}', "predicate"),
-        ("polarity as a string", b'{"text": "p", "subject": "kim", "predicate": "likes", "object": "tea", '
-                                 b'"polarity": "false"}', "polarity"),
+        (
+            "polarity as a string",
+            b'{"text": "p", "subject": "kim", "predicate": "likes", "object": "tea", "polarity": "false"}',
+            "polarity",
+        ),
         ("reused id, new content", b'{"id": "good-0", "text": "something else entirely"}', "id"),
         ("trailing garbage", b'{"text": "tail"} trailing', None),
         ("duplicate keys", b'{"text": "one", "text": "two"}', "text"),
@@ -391,8 +519,14 @@ def check_malformed(base, tmp: Path) -> Row:
         for line in by_line:
             if line not in expect:
                 row.fail(f"good line {line} was reported: {by_line[line][:100]}")
-        stored = {r["id"]: r for r in _q(mg.store, "MATCH (m:Memory {tenant: $t}) WHERE m.origin = 'record' "
-                                         "RETURN m.id AS id, m.text AS text, m.at AS at", t=mg.tenant)}
+        stored = {
+            r["id"]: r
+            for r in _q(
+                mg.store,
+                "MATCH (m:Memory {tenant: $t}) WHERE m.origin = 'record' RETURN m.id AS id, m.text AS text, m.at AS at",
+                t=mg.tenant,
+            )
+        }
         row.lost = sum(1 for g in good if g not in stored)
         if stored.get("good-0", {}).get("text", "").startswith("\ufeff"):
             row.fail("the BOM was kept in the text")
@@ -409,6 +543,7 @@ def check_malformed(base, tmp: Path) -> Row:
 
 # --------------------------------------------------------------------------- 3. tenant isolation
 
+
 def check_tenant_isolation(base, tmp: Path, *, queries: int = 1000) -> Row:
     """Tenant A holds memories with unique marker words, ids, entities, facts and a stream; tenant B asks for
     them through every read operation and tries to reach them through every write path."""
@@ -423,20 +558,58 @@ def check_tenant_isolation(base, tmp: Path, *, queries: int = 1000) -> Row:
         for i in range(40):
             w = f"zqa{i}xv"
             a_words.append(w)
-            recs.append({"id": f"a-{i}", "text": f"Marker {w}: Quintrell Vashti moved the {w} server to rack {i}",
-                         "at": f"2026-01-{1 + i % 28:02d}T10:00:00Z", "stream": "a-stream",
-                         "entities": [f"Quintrell{i}", "Vashti Okonkwo"]})
+            recs.append(
+                {
+                    "id": f"a-{i}",
+                    "text": f"Marker {w}: Quintrell Vashti moved the {w} server to rack {i}",
+                    "at": f"2026-01-{1 + i % 28:02d}T10:00:00Z",
+                    "stream": "a-stream",
+                    "entities": [f"Quintrell{i}", "Vashti Okonkwo"],
+                }
+            )
         for i in range(10):
-            recs.append({"id": f"a-f{i}", "text": f"vashti{i} lives in Zyrtopolis{i}", "subject": f"vashti{i}",
-                         "predicate": "lives_in", "object": f"Zyrtopolis{i}", "at": "2026-01-05"})
-            recs.append({"id": f"a-g{i}", "text": f"vashti{i} lives in Qorvath{i}", "subject": f"vashti{i}",
-                         "predicate": "lives_in", "object": f"Qorvath{i}", "at": "2026-02-05"})
-        recs.append({"id": "a-effect", "text": "Checkout crashed because zqa0xv server overheated",
-                     "at": "2026-02-10", "caused_by": ["a-0"]})
+            recs.append(
+                {
+                    "id": f"a-f{i}",
+                    "text": f"vashti{i} lives in Zyrtopolis{i}",
+                    "subject": f"vashti{i}",
+                    "predicate": "lives_in",
+                    "object": f"Zyrtopolis{i}",
+                    "at": "2026-01-05",
+                }
+            )
+            recs.append(
+                {
+                    "id": f"a-g{i}",
+                    "text": f"vashti{i} lives in Qorvath{i}",
+                    "subject": f"vashti{i}",
+                    "predicate": "lives_in",
+                    "object": f"Qorvath{i}",
+                    "at": "2026-02-05",
+                }
+            )
+        recs.append(
+            {
+                "id": "a-effect",
+                "text": "Checkout crashed because zqa0xv server overheated",
+                "at": "2026-02-10",
+                "caused_by": ["a-0"],
+            }
+        )
         a.ingest(recs)
-        b.ingest([{"id": "b-1", "text": "B's own note about a server", "at": "2026-01-03"},
-                  {"id": "b-2", "text": "kim lives in Oslo", "subject": "kim", "predicate": "lives_in",
-                   "object": "Oslo", "at": "2026-01-03"}])
+        b.ingest(
+            [
+                {"id": "b-1", "text": "B's own note about a server", "at": "2026-01-03"},
+                {
+                    "id": "b-2",
+                    "text": "kim lives in Oslo",
+                    "subject": "kim",
+                    "predicate": "lives_in",
+                    "object": "Oslo",
+                    "at": "2026-01-03",
+                },
+            ]
+        )
         a_before = counts(a.store, a.tenant)
         a_ids = {r["id"] for r in recs} | {f"{r['id']}#f1" for r in recs}
         secrets = tuple(a_words) + ("Quintrell", "Vashti", "Zyrtopolis", "Qorvath", "vashti")
@@ -448,24 +621,34 @@ def check_tenant_isolation(base, tmp: Path, *, queries: int = 1000) -> Row:
         ops: list[tuple[str, Callable[[], Any]]] = []
         for i in range(40):
             w, aid = a_words[i], f"a-{i}"
-            ops += [("recall", lambda w=w: b.recall(w, k=10).to_dict()),
-                    ("recall.id", lambda aid=aid: b.recall(aid, k=10).to_dict()),
-                    ("timeline", lambda aid=aid: b.timeline(aid)),
-                    ("get", lambda aid=aid: b.get(aid).to_dict()),
-                    ("timeline.f", lambda aid=aid: b.timeline(aid + "#f1")),
-                    ("recall.entity", lambda i=i: b.recall(f"Quintrell{i} Vashti Okonkwo", k=10).to_dict())]
+            ops += [
+                ("recall", lambda w=w: b.recall(w, k=10).to_dict()),
+                ("recall.id", lambda aid=aid: b.recall(aid, k=10).to_dict()),
+                ("timeline", lambda aid=aid: b.timeline(aid)),
+                ("get", lambda aid=aid: b.get(aid).to_dict()),
+                ("timeline.f", lambda aid=aid: b.timeline(aid + "#f1")),
+                ("recall.entity", lambda i=i: b.recall(f"Quintrell{i} Vashti Okonkwo", k=10).to_dict()),
+            ]
             if i % 4 == 0:
-                ops += [("recall.superseded", lambda w=w: b.recall(f"Quintrell Vashti {w}", include_superseded=True,
-                                                                   k=10).to_dict()),
-                        ("why", lambda w=w: b.why(f"why did the {w} server crash?").to_dict()),
-                        ("ask", lambda w=w: b.ask(f"where is the {w} server?").to_dict())]
+                ops += [
+                    (
+                        "recall.superseded",
+                        lambda w=w: b.recall(f"Quintrell Vashti {w}", include_superseded=True, k=10).to_dict(),
+                    ),
+                    ("why", lambda w=w: b.why(f"why did the {w} server crash?").to_dict()),
+                    ("ask", lambda w=w: b.ask(f"where is the {w} server?").to_dict()),
+                ]
         for i in range(10):
-            ops += [("now", lambda i=i: b.now_answer(f"vashti{i}", "lives_in").to_dict()),
-                    ("as_of", lambda i=i: b.as_of_answer(f"vashti{i}", "lives_in", "2026-01-20").to_dict()),
-                    ("history", lambda i=i: b.history_answer(f"vashti{i}", "lives_in").to_dict()),
-                    ("ask.slot", lambda i=i: b.ask(f"where does vashti{i} live?").to_dict())]
-        ops += [("changes", lambda: b.changes("2000-01-01", limit=10000)),
-                ("co_occurring", lambda: b.co_occurring(["vashti okonkwo", "quintrell1"]))]
+            ops += [
+                ("now", lambda i=i: b.now_answer(f"vashti{i}", "lives_in").to_dict()),
+                ("as_of", lambda i=i: b.as_of_answer(f"vashti{i}", "lives_in", "2026-01-20").to_dict()),
+                ("history", lambda i=i: b.history_answer(f"vashti{i}", "lives_in").to_dict()),
+                ("ask.slot", lambda i=i: b.ask(f"where does vashti{i} live?").to_dict()),
+            ]
+        ops += [
+            ("changes", lambda: b.changes("2000-01-01", limit=10000)),
+            ("co_occurring", lambda: b.co_occurring(["vashti okonkwo", "quintrell1"])),
+        ]
 
         def export():
             out = tmp / f"b-export-{uuid.uuid4().hex[:6]}.jsonl"
@@ -525,8 +708,9 @@ def check_tenant_isolation(base, tmp: Path, *, queries: int = 1000) -> Row:
         if after != a_before:
             row.leaked += 1
             row.notes.append(f"tenant A changed: {a_before} -> {after}")
-        cross = _q(a.store, "MATCH (x {tenant: $a})-[r]-(y) WHERE y.tenant <> $a RETURN count(r) AS c",
-                   a=a.tenant)[0]["c"]
+        cross = _q(a.store, "MATCH (x {tenant: $a})-[r]-(y) WHERE y.tenant <> $a RETURN count(r) AS c", a=a.tenant)[0][
+            "c"
+        ]
         if cross:
             row.leaked += cross
             row.notes.append(f"{cross} edges cross from A to another tenant")
@@ -573,17 +757,24 @@ print(json.dumps({"acked": acked, "errors": errors}))
 """
 
 
-def check_concurrent_writers(base, *, procs: int = 8, updates: int = 200, batch: int = 10,
-                             timeout: float = 300) -> Row:
+def check_concurrent_writers(base, *, procs: int = 8, updates: int = 200, batch: int = 10, timeout: float = 300) -> Row:
     row = Row("concurrent writers")
     t0 = time.perf_counter()
     tenant = "rel-conc-" + uuid.uuid4().hex[:8]
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     _export_connection(base, env)
     try:
-        ps = [subprocess.Popen([sys.executable, "-c", _WRITER, tenant, str(p), str(updates), str(batch)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-              for p in range(procs)]
+        ps = [
+            subprocess.Popen(
+                [sys.executable, "-c", _WRITER, tenant, str(p), str(updates), str(batch)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                cwd=ROOT,
+            )
+            for p in range(procs)
+        ]
         acked: list[str] = []
         for p in ps:
             try:
@@ -606,9 +797,13 @@ def check_concurrent_writers(base, *, procs: int = 8, updates: int = 200, batch:
         inv = invariants(base.store, tenant, expect_records=procs * updates)
         _tally(row, inv)
         # the current version of each single-valued slot is the one with the latest `at`
-        wrong = _q(base.store, "MATCH (f:Fact {tenant: $t, predicate: 'lives_in'}) WITH f.slot AS s, "
-                               "max(f.at) AS last, collect(f) AS fs UNWIND fs AS f WITH s, last, f "
-                               "WHERE f.valid_to IS NULL AND f.at <> last RETURN count(*) AS c", t=tenant)[0]["c"]
+        wrong = _q(
+            base.store,
+            "MATCH (f:Fact {tenant: $t, predicate: 'lives_in'}) WITH f.slot AS s, "
+            "max(f.at) AS last, collect(f) AS fs UNWIND fs AS f WITH s, last, f "
+            "WHERE f.valid_to IS NULL AND f.at <> last RETURN count(*) AS c",
+            t=tenant,
+        )[0]["c"]
         if wrong:
             row.fail(f"{wrong} slots whose current version is not the latest", wrong)
         row.notes.append(f"{len(acked)} acknowledged")
@@ -630,6 +825,7 @@ def _export_connection(base, env: dict) -> None:
 
 
 # --------------------------------------------------------------------------- 5. client killed mid-ingest
+
 
 def crash_corpus(path: Path, n: int, seed: int = 16) -> list[dict]:
     """``n`` records of the speed corpus; every tenth explicit caused_by is replaced by "because <the cause>" so the inference pass
@@ -656,12 +852,19 @@ def _count(store, tenant: str) -> int:
 
 
 def _inferred(store, tenant: str) -> set[tuple[str, str]]:
-    return {(r["e"], r["c"]) for r in _q(store, "MATCH (e:Memory {tenant: $t})-[r:CAUSED_BY {inferred: true}]->(c) "
-                                                "RETURN e.id AS e, c.id AS c", t=tenant)}
+    return {
+        (r["e"], r["c"])
+        for r in _q(
+            store,
+            "MATCH (e:Memory {tenant: $t})-[r:CAUSED_BY {inferred: true}]->(c) RETURN e.id AS e, c.id AS c",
+            t=tenant,
+        )
+    }
 
 
-def check_client_killed(base, tmp: Path, *, n: int = 5000, batch: int = 250, kill_after_records: int = 500,
-                        timeout: float = 400) -> Row:
+def check_client_killed(
+    base, tmp: Path, *, n: int = 5000, batch: int = 250, kill_after_records: int = 500, timeout: float = 400
+) -> Row:
     """``kgmem ingest`` of ``n`` records killed (-9) once a few batches are committed, then run again: exactly
     ``n`` memories, no duplicates, no dangling edges, chains complete, and the inferred causal links equal to
     what inference over the whole tenant finds."""
@@ -688,8 +891,14 @@ def check_client_killed(base, tmp: Path, *, n: int = 5000, batch: int = 250, kil
             row.notes.append(f"killed at {_count(base.store, tenant)} memories")
         else:
             row.notes.append("the first run finished before the kill")
-        done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT,
-                              timeout=max(10, timeout - (time.perf_counter() - t0)))
+        done = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=max(10, timeout - (time.perf_counter() - t0)),
+        )
         if done.returncode != 0:
             row.fail(f"re-run exit {done.returncode}: {done.stderr[-300:]}")
         inv = invariants(base.store, tenant, expect_records=n)
@@ -711,6 +920,7 @@ def check_client_killed(base, tmp: Path, *, n: int = 5000, batch: int = 250, kil
 
 # --------------------------------------------------------------------------- 6. database killed mid-ingest
 
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -723,15 +933,22 @@ class ThrowawayNeo4j:
 
     def __init__(self, root: Path):
         self.home = root / "kgmem-home"
-        self.env = {**os.environ, "KGMEM_HOME": str(self.home), "KGMEM_BOLT_PORT": str(_free_port()),
-                    "KGMEM_HTTP_PORT": str(_free_port()), "KGMEM_NEO4J_HEAP": "512m",
-                    "KGMEM_NEO4J_PAGECACHE": "256m", "TOKENIZERS_PARALLELISM": "false"}
+        self.env = {
+            **os.environ,
+            "KGMEM_HOME": str(self.home),
+            "KGMEM_BOLT_PORT": str(_free_port()),
+            "KGMEM_HTTP_PORT": str(_free_port()),
+            "KGMEM_NEO4J_HEAP": "512m",
+            "KGMEM_NEO4J_PAGECACHE": "256m",
+            "TOKENIZERS_PARALLELISM": "false",
+        }
         for k in ("NEO4J_URI", "NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
             self.env.pop(k, None)
 
     def kgmem(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-        return subprocess.run(KGMEM + list(args), capture_output=True, text=True, env=self.env, cwd=ROOT,
-                              timeout=timeout)
+        return subprocess.run(
+            KGMEM + list(args), capture_output=True, text=True, env=self.env, cwd=ROOT, timeout=timeout
+        )
 
     def start(self) -> None:
         out = self.kgmem("server", "start", timeout=240)
@@ -750,8 +967,9 @@ class ThrowawayNeo4j:
             self.kgmem("server", "stop", timeout=120)
 
 
-def check_database_killed(base, tmp: Path, *, n: int = 3000, batch: int = 250, kill_after: float = 8.0,
-                          fail_fast: float = 60.0) -> Row:
+def check_database_killed(
+    base, tmp: Path, *, n: int = 3000, batch: int = 250, kill_after: float = 8.0, fail_fast: float = 60.0
+) -> Row:
     """Our own Neo4j is killed (-9) during ``kgmem ingest``: the client exits 3 (DatabaseUnavailable) within
     ``fail_fast`` seconds; after a restart the same ingest completes with every invariant intact."""
     row = Row("database killed mid-ingest")
@@ -769,8 +987,9 @@ def check_database_killed(base, tmp: Path, *, n: int = 3000, batch: int = 250, k
             row.fail(f"init failed: {init.stderr[-300:]}")
             return row
         row.attempts = n
-        p = subprocess.Popen(KGMEM + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=server.env, cwd=ROOT)
+        p = subprocess.Popen(
+            KGMEM + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server.env, cwd=ROOT
+        )
         time.sleep(kill_after)
         if p.poll() is None:
             server.kill9()
@@ -821,14 +1040,27 @@ def _env(env: dict):
 
 # --------------------------------------------------------------------------- 7. cypher path traversal
 
+
 def check_cypher_paths() -> Row:
     from kgmem import MemoryGraph
     from kgmem.errors import NotFoundError
 
     row = Row("cypher name traversal")
     t0 = time.perf_counter()
-    bad = ["../README", "../README.md", "../../etc/passwd", "/etc/passwd", "why/../../README", "why/./roots",
-           "..", "why//roots", "why\\..\\..\\README", "~/x", "why/roots\x00", "C:/x"]
+    bad = [
+        "../README",
+        "../README.md",
+        "../../etc/passwd",
+        "/etc/passwd",
+        "why/../../README",
+        "why/./roots",
+        "..",
+        "why//roots",
+        "why\\..\\..\\README",
+        "~/x",
+        "why/roots\x00",
+        "C:/x",
+    ]
     for name in bad:
         row.attempts += 1
         try:
@@ -886,17 +1118,35 @@ def check_forget_under_load(base, tmp: Path, *, n_forget: int = 20, seconds: flo
     try:
         recs = []
         for i in range(n_forget):
-            recs.append({"id": f"secret-{i}", "text": f"forgettable plover secret number pl{i}vz is kept by Ansel",
-                         "at": f"2026-01-{1 + i:02d}T08:00:00Z", "stream": "plover"})
-            recs.append({"id": f"keep-{i}", "text": f"ordinary note {i} about the plover alarm",
-                         "at": f"2026-01-{1 + i:02d}T09:00:00Z", "stream": "plover",
-                         "caused_by": [f"secret-{i}"]})
+            recs.append(
+                {
+                    "id": f"secret-{i}",
+                    "text": f"forgettable plover secret number pl{i}vz is kept by Ansel",
+                    "at": f"2026-01-{1 + i:02d}T08:00:00Z",
+                    "stream": "plover",
+                }
+            )
+            recs.append(
+                {
+                    "id": f"keep-{i}",
+                    "text": f"ordinary note {i} about the plover alarm",
+                    "at": f"2026-01-{1 + i:02d}T09:00:00Z",
+                    "stream": "plover",
+                    "caused_by": [f"secret-{i}"],
+                }
+            )
         recs.append({"id": "fact-1", "text": "my password hint is pl0vz", "at": "2026-01-02"})
         mg.ingest(recs)
         with contextlib.suppress(Exception):
             mg.consolidate()
-        p = subprocess.Popen([sys.executable, "-c", _RECALLER, mg.tenant, str(seconds)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        p = subprocess.Popen(
+            [sys.executable, "-c", _RECALLER, mg.tenant, str(seconds)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
         time.sleep(min(6.0, seconds / 3))
         for i in range(n_forget):
             row.attempts += 1
@@ -946,9 +1196,13 @@ def check_forget_under_load(base, tmp: Path, *, n_forget: int = 20, seconds: flo
             if any(f'"{i}"' in x for i in forgotten) and any(s in x for s in secrets):
                 row.leaked += 1
                 row.notes.append(f"export line with forgotten content: {x[:200]}")
-        stored = _q(mg.store, "MATCH (m:Memory {tenant: $t}) RETURN m.id AS id, "
-                              "coalesce(m.text, '') + ' ' + coalesce(m.context_text, '') + ' ' "
-                              "+ coalesce(m.window_text, '') AS text", t=mg.tenant)
+        stored = _q(
+            mg.store,
+            "MATCH (m:Memory {tenant: $t}) RETURN m.id AS id, "
+            "coalesce(m.text, '') + ' ' + coalesce(m.context_text, '') + ' ' "
+            "+ coalesce(m.window_text, '') AS text",
+            t=mg.tenant,
+        )
         leaked(stored, "stored text, summary or context")
         ents = _q(mg.store, "MATCH (e:Entity {tenant: $t}) RETURN e.key AS text", t=mg.tenant)
         leaked(ents, "entities")
@@ -959,6 +1213,7 @@ def check_forget_under_load(base, tmp: Path, *, n_forget: int = 20, seconds: flo
 
 
 # --------------------------------------------------------------------------- the suite
+
 
 @suite("reliability", title="Reliability: hostile input, crashes, races and isolation (issue 16)")
 def run(ctx: BenchContext) -> dict:
@@ -973,12 +1228,25 @@ def run(ctx: BenchContext) -> dict:
         ("hostile", lambda: check_hostile_strings(base, examples=15 if quick else 60)),
         ("malformed", lambda: check_malformed(base, tmp)),
         ("isolation", lambda: check_tenant_isolation(base, tmp, queries=150 if quick else 1000)),
-        ("concurrent", lambda: check_concurrent_writers(base, procs=4 if quick else 8,
-                                                        updates=50 if quick else 200)),
-        ("client", lambda: check_client_killed(base, tmp, n=800 if quick else 5000, batch=100 if quick else 250,
-                                               kill_after_records=200 if quick else 500)),
-        ("database", lambda: Row("database killed mid-ingest", notes=["skipped in --quick: it starts its own Neo4j"])
-         if quick else check_database_killed(base, tmp, n=3000)),
+        ("concurrent", lambda: check_concurrent_writers(base, procs=4 if quick else 8, updates=50 if quick else 200)),
+        (
+            "client",
+            lambda: check_client_killed(
+                base,
+                tmp,
+                n=800 if quick else 5000,
+                batch=100 if quick else 250,
+                kill_after_records=200 if quick else 500,
+            ),
+        ),
+        (
+            "database",
+            lambda: (
+                Row("database killed mid-ingest", notes=["skipped in --quick: it starts its own Neo4j"])
+                if quick
+                else check_database_killed(base, tmp, n=3000)
+            ),
+        ),
         ("cypher", check_cypher_paths),
         ("forget", lambda: check_forget_under_load(base, tmp, seconds=10 if quick else 25)),
     ]
@@ -997,8 +1265,14 @@ def run(ctx: BenchContext) -> dict:
     shutil.rmtree(tmp, ignore_errors=True)
     failed = [r.check for r in rows if not r.ok]
     return {
-        "tables": [{"title": "Reliability checks", "columns": COLUMNS, "rows": [r.cells() for r in rows],
-                    "note": "failures, lost, duplicated and leaked must all be 0"}],
+        "tables": [
+            {
+                "title": "Reliability checks",
+                "columns": COLUMNS,
+                "rows": [r.cells() for r in rows],
+                "note": "failures, lost, duplicated and leaked must all be 0",
+            }
+        ],
         "figures": {"rows": [{**{c: v for c, v in zip(COLUMNS, r.cells())}, "notes": r.notes} for r in rows]},
         "notes": [f"failed checks: {', '.join(failed)}" if failed else "every check passed"],
         "errors": errors + [str(r) for r in rows if not r.ok],

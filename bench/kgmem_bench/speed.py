@@ -114,12 +114,26 @@ def _run(ctx: BenchContext) -> dict:
             causal.write_links(mg.store, mg.tenant, links)
             t_infer = time.perf_counter() - t0
             embed_rate, ingest_rate = n / t_embed, n / t_ingest
-            rows_ingest.append([f"{n:,}", f"{embed_rate:,.0f}", f"{ingest_rate:,.0f}",
-                                f"{100 * ingest_rate / embed_rate:.1f} %", "≥ 85 %", f"{t_infer:.1f} s"])
-            figures[f"ingest_{n}"] = {"embed_s": t_embed, "ingest_s": t_ingest, "infer_s": t_infer,
-                                      "settle_s": None,
-                                      "embed_per_s": embed_rate, "ingest_per_s": ingest_rate,
-                                      "edges": report.edges, "facts": report.facts}
+            rows_ingest.append(
+                [
+                    f"{n:,}",
+                    f"{embed_rate:,.0f}",
+                    f"{ingest_rate:,.0f}",
+                    f"{100 * ingest_rate / embed_rate:.1f} %",
+                    "≥ 85 %",
+                    f"{t_infer:.1f} s",
+                ]
+            )
+            figures[f"ingest_{n}"] = {
+                "embed_s": t_embed,
+                "ingest_s": t_ingest,
+                "infer_s": t_infer,
+                "settle_s": None,
+                "embed_per_s": embed_rate,
+                "ingest_per_s": ingest_rate,
+                "edges": report.edges,
+                "facts": report.facts,
+            }
 
             settled = _settle(ctx)
             figures[f"ingest_{n}"]["settle_s"] = settled
@@ -166,22 +180,52 @@ def _run(ctx: BenchContext) -> dict:
             (w50, w95), (wf50, wf95) = _pcts(why_t), _pcts(why_floor)
             (a50, a95), (p50, p95) = _pcts(asof_t), _pcts(ping_t)
             rows_latency += [
-                [f"{n:,}", "recall", f"{r50:.1f} / {r95:.1f}", f"{f50:.1f} / {f95:.1f}",
-                 f"{r50 / f50:.2f}× / {r95 / f95:.2f}×", "≤ 1.5× / ≤ 2×"],
-                [f"{n:,}", "why", f"{w50:.1f} / {w95:.1f}", f"{wf50:.1f} / {wf95:.1f}",
-                 f"{w50 / wf50:.2f}× / {w95 / wf95:.2f}×", "p50 ≤ 25 ms"],
-                [f"{n:,}", "as-of", f"{a50:.2f} / {a95:.2f}", f"{p50:.2f} / {p95:.2f} (Bolt ping)",
-                 f"{a50 / p50:.2f}× / {a95 / p95:.2f}×", "p50 ≤ 5 ms"],
+                [
+                    f"{n:,}",
+                    "recall",
+                    f"{r50:.1f} / {r95:.1f}",
+                    f"{f50:.1f} / {f95:.1f}",
+                    f"{r50 / f50:.2f}× / {r95 / f95:.2f}×",
+                    "≤ 1.5× / ≤ 2×",
+                ],
+                [
+                    f"{n:,}",
+                    "why",
+                    f"{w50:.1f} / {w95:.1f}",
+                    f"{wf50:.1f} / {wf95:.1f}",
+                    f"{w50 / wf50:.2f}× / {w95 / wf95:.2f}×",
+                    "p50 ≤ 25 ms",
+                ],
+                [
+                    f"{n:,}",
+                    "as-of",
+                    f"{a50:.2f} / {a95:.2f}",
+                    f"{p50:.2f} / {p95:.2f} (Bolt ping)",
+                    f"{a50 / p50:.2f}× / {a95 / p95:.2f}×",
+                    "p50 ≤ 5 ms",
+                ],
             ]
-            figures[f"latency_{n}"] = {"recall_ms": [r50, r95], "floor_ms": [f50, f95], "why_ms": [w50, w95],
-                                       "why_floor_ms": [wf50, wf95], "as_of_ms": [a50, a95],
-                                       "ping_ms": [p50, p95], "why_answered": why_answered / len(symptoms),
-                                       "queries": n_queries}
+            figures[f"latency_{n}"] = {
+                "recall_ms": [r50, r95],
+                "floor_ms": [f50, f95],
+                "why_ms": [w50, w95],
+                "why_floor_ms": [wf50, wf95],
+                "as_of_ms": [a50, a95],
+                "ping_ms": [p50, p95],
+                "why_answered": why_answered / len(symptoms),
+                "queries": n_queries,
+            }
             counts = mg.store.read("admin/count_tenant", tenant=mg.tenant)[0]
             figures[f"graph_{n}"] = counts
             plot_n.append(n)
-            for key, val in (("recall", r50), ("recall_floor", f50), ("why", w50), ("why_floor", wf50),
-                             ("as_of", a50), ("ping", p50)):
+            for key, val in (
+                ("recall", r50),
+                ("recall_floor", f50),
+                ("why", w50),
+                ("why_floor", wf50),
+                ("as_of", a50),
+                ("ping", p50),
+            ):
                 plot[key].append(val)
         del matrix
     # the same ingest with the embedder pinned to one core, leaving the other to Neo4j and the writer threads:
@@ -204,39 +248,54 @@ def _run(ctx: BenchContext) -> dict:
     finally:
         torch.set_num_threads(threads)
     r_e, r_i = n1 / t_embed1, n1 / t_ingest1
-    rows_ingest.append([f"{n1:,} (embedder on 1 core)", f"{r_e:,.0f}", f"{r_i:,.0f}", f"{100 * r_i / r_e:.1f} %",
-                        "≥ 85 %", "—"])
+    rows_ingest.append(
+        [f"{n1:,} (embedder on 1 core)", f"{r_e:,.0f}", f"{r_i:,.0f}", f"{100 * r_i / r_e:.1f} %", "≥ 85 %", "—"]
+    )
     figures["ingest_one_core"] = {"n": n1, "embed_s": t_embed1, "ingest_s": t_ingest1}
     figures["reindex_s"] = figures_reindex_s
     figures["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {
         "tables": [
-            {"title": "Ingest throughput (memories/s) against embedding-only, same texts, same run",
-             "columns": ["N", "embedding only", "kgmem ingest", "ratio", "goal", "causal inference pass"],
-             "rows": rows_ingest,
-             "note": "kgmem ingest = validate, normalise, compile facts, extract entities, embed, write nodes, "
-                     "edges, slot and stream chains (one transaction per 2,048 records); normalising, embedding and "
-                     "writing overlap in three stages. Inference of causal links from words is a derived pass "
-                     "after the write, timed separately. On this 2-core machine the embedder alone keeps both "
-                     "cores busy and Neo4j (same machine) needs CPU for every commit (HNSW, fulltext and range "
-                     "index upkeep), so the default row is CPU-bound; the last row pins the embedder to one core "
-                     "(baseline and kgmem alike) to show the overlap when a core is free."},
-            {"title": "Latency p50 / p95 (ms) against the floor measured in the same run",
-             "columns": ["N", "operation", "kgmem", "floor", "ratio", "goal"],
-             "rows": rows_latency,
-             "note": "floor = embedding the question (no cache) + numpy brute-force top-10 over the same "
-                     "vectors in memory; as-of's floor is one Bolt round trip (RETURN 1). Latency is measured "
-                     "once Neo4j is idle after the ingest (its CPU under 5 % of a core for 2 s), after 40 "
-                     "unmeasured warm-up rounds; numpy's BLAS runs on one thread in this suite (its threads "
-                     "beside torch's on 2 cores doubled the embedding time)."},
+            {
+                "title": "Ingest throughput (memories/s) against embedding-only, same texts, same run",
+                "columns": ["N", "embedding only", "kgmem ingest", "ratio", "goal", "causal inference pass"],
+                "rows": rows_ingest,
+                "note": "kgmem ingest = validate, normalise, compile facts, extract entities, embed, write nodes, "
+                "edges, slot and stream chains (one transaction per 2,048 records); normalising, embedding and "
+                "writing overlap in three stages. Inference of causal links from words is a derived pass "
+                "after the write, timed separately. On this 2-core machine the embedder alone keeps both "
+                "cores busy and Neo4j (same machine) needs CPU for every commit (HNSW, fulltext and range "
+                "index upkeep), so the default row is CPU-bound; the last row pins the embedder to one core "
+                "(baseline and kgmem alike) to show the overlap when a core is free.",
+            },
+            {
+                "title": "Latency p50 / p95 (ms) against the floor measured in the same run",
+                "columns": ["N", "operation", "kgmem", "floor", "ratio", "goal"],
+                "rows": rows_latency,
+                "note": "floor = embedding the question (no cache) + numpy brute-force top-10 over the same "
+                "vectors in memory; as-of's floor is one Bolt round trip (RETURN 1). Latency is measured "
+                "once Neo4j is idle after the ingest (its CPU under 5 % of a core for 2 s), after 40 "
+                "unmeasured warm-up rounds; numpy's BLAS runs on one thread in this suite (its threads "
+                "beside torch's on 2 cores doubled the embedding time).",
+            },
         ],
         "figures": figures,
-        "plots": [{"file": "speed_latency.png", "kind": "line", "title": "p50 latency against N",
-                   "xlabel": "memories", "ylabel": "ms", "x": plot_n, "logx": True,
-                   "series": [{"label": "recall", "y": plot["recall"]},
-                              {"label": "floor (embed + brute force)", "y": plot["recall_floor"],
-                               "linestyle": "--"},
-                              {"label": "why", "y": plot["why"]},
-                              {"label": "as-of", "y": plot["as_of"]},
-                              {"label": "Bolt ping", "y": plot["ping"], "linestyle": ":"}]}],
+        "plots": [
+            {
+                "file": "speed_latency.png",
+                "kind": "line",
+                "title": "p50 latency against N",
+                "xlabel": "memories",
+                "ylabel": "ms",
+                "x": plot_n,
+                "logx": True,
+                "series": [
+                    {"label": "recall", "y": plot["recall"]},
+                    {"label": "floor (embed + brute force)", "y": plot["recall_floor"], "linestyle": "--"},
+                    {"label": "why", "y": plot["why"]},
+                    {"label": "as-of", "y": plot["as_of"]},
+                    {"label": "Bolt ping", "y": plot["ping"], "linestyle": ":"},
+                ],
+            }
+        ],
     }

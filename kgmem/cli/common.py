@@ -18,12 +18,19 @@ EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 def connection_options(fn: Callable) -> Callable:
     """--uri/--user/--password/--database/--tenant, read from the environment when not given."""
     opts = [
-        click.option("--uri", envvar="NEO4J_URI", default=None, help="Bolt URI [env NEO4J_URI; default: the local server]."),
+        click.option(
+            "--uri", envvar="NEO4J_URI", default=None, help="Bolt URI [env NEO4J_URI; default: the local server]."
+        ),
         click.option("--user", envvar="NEO4J_USERNAME", default=None, help="User name [env NEO4J_USERNAME]."),
         click.option("--password", envvar="NEO4J_PASSWORD", default=None, help="Password [env NEO4J_PASSWORD]."),
         click.option("--database", envvar="NEO4J_DATABASE", default=None, help="Database name [env NEO4J_DATABASE]."),
-        click.option("--tenant", envvar="KGMEM_TENANT", default=DEFAULT_TENANT, show_default=True,
-                     help="Isolation boundary: nothing crosses it [env KGMEM_TENANT]."),
+        click.option(
+            "--tenant",
+            envvar="KGMEM_TENANT",
+            default=DEFAULT_TENANT,
+            show_default=True,
+            help="Isolation boundary: nothing crosses it [env KGMEM_TENANT].",
+        ),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -37,8 +44,9 @@ def json_option(fn: Callable) -> Callable:
 def open_graph(uri, user, password, database, tenant, **kwargs):
     from ..api import MemoryGraph
 
-    mg = MemoryGraph(uri, auth=(user, password) if (user or password) else None, database=database,
-                     tenant=tenant, **kwargs)
+    mg = MemoryGraph(
+        uri, auth=(user, password) if (user or password) else None, database=database, tenant=tenant, **kwargs
+    )
     try:
         mg.verify()  # fail fast (exit 3) instead of retrying a server that is not there
     except Exception:
@@ -64,7 +72,9 @@ def handle_errors(fn: Callable) -> Callable:
         try:
             return fn(*args, **kwargs)
         except KgmemError as e:
-            msg = e.message.replace("\n", " ") if e.exit_code == EXIT_INPUT and "\n" not in e.message[:200] else e.message
+            msg = (
+                e.message.replace("\n", " ") if e.exit_code == EXIT_INPUT and "\n" not in e.message[:200] else e.message
+            )
             fix = f" Fix: {e.fix}." if e.fix else ""
             click.echo(f"Error: {msg}{fix}", err=True)
             sys.exit(e.exit_code)

@@ -44,17 +44,24 @@ def forget(memory_id, uri, user, password, database, tenant, as_json) -> None:
         emit_json(_plain(out))
         return
     cons = out["consolidated"]
-    click.echo(f"forgot {len(out['forgotten'])} memories ({', '.join(out['forgotten'])}); "
-               f"re-derived {len(cons['rederived'])}, removed {len(cons['removed'])} consolidated; "
-               f"entities removed {out['entities_removed']}; tombstones {out['tombstones']}")
+    click.echo(
+        f"forgot {len(out['forgotten'])} memories ({', '.join(out['forgotten'])}); "
+        f"re-derived {len(cons['rederived'])}, removed {len(cons['removed'])} consolidated; "
+        f"entities removed {out['entities_removed']}; tombstones {out['tombstones']}"
+    )
 
 
 @click.command("gc")
 @click.option("--dry-run", is_flag=True, help="Only list what has expired.")
 @click.option("--now", help="Reference time (RFC 3339 or a date). Default: now.")
-@click.option("--ttl", "ttls", multiple=True, metavar="CLASS=DURATION",
-              help="Time to live of a retention class, e.g. short=7d, ephemeral=12h, standard=never (repeatable; "
-                   "also KGMEM_RETENTION).")
+@click.option(
+    "--ttl",
+    "ttls",
+    multiple=True,
+    metavar="CLASS=DURATION",
+    help="Time to live of a retention class, e.g. short=7d, ephemeral=12h, standard=never (repeatable; "
+    "also KGMEM_RETENTION).",
+)
 @connection_options
 @json_option
 @handle_errors
@@ -84,25 +91,35 @@ def gc(dry_run, now, ttls, uri, user, password, database, tenant, as_json) -> No
 @connection_options
 @json_option
 @handle_errors
-def consolidate(dry_run, threshold, min_cluster, pattern_threshold, decay, uri, user, password, database, tenant,
-                as_json) -> None:
+def consolidate(
+    dry_run, threshold, min_cluster, pattern_threshold, decay, uri, user, password, database, tenant, as_json
+) -> None:
     """Compaction pass: merge near-duplicates, summarise recurring episodes, fix slot chains, decay and
     reinforce entity co-occurrence. Each run is recorded as a :ConsolidationRun node."""
-    params = {k: v for k, v in dict(threshold=threshold, min_cluster=min_cluster,
-                                    pattern_threshold=pattern_threshold, decay=decay).items() if v is not None}
+    params = {
+        k: v
+        for k, v in dict(
+            threshold=threshold, min_cluster=min_cluster, pattern_threshold=pattern_threshold, decay=decay
+        ).items()
+        if v is not None
+    }
     with open_graph(uri, user, password, database, tenant) as mg:
         out = mg.consolidate(dry_run=dry_run, **params)
     if as_json:
         emit_json(_plain(out))
         return
     for step in out["plan"]:
-        click.echo(f"{step['action']:6} {step['transform']:10} {step['id']}  ({len(step['sources'])} sources)  "
-                   f"{step['text'][:100]}")
+        click.echo(
+            f"{step['action']:6} {step['transform']:10} {step['id']}  ({len(step['sources'])} sources)  "
+            f"{step['text'][:100]}"
+        )
     co = out["co_occurrence"]
     head = "plan" if dry_run else f"run {out['run_id']}"
-    click.echo(f"{head}: superseded {out['superseded']}, merges +{out['merges_created']}/-{out['merges_removed']}, "
-               f"summaries +{out['summaries_created']}/-{out['summaries_removed']}, co-occurrence pairs "
-               f"{co['pairs']} (new {co['created']}, reinforced {co['reinforced']}, decayed {co['decayed']})")
+    click.echo(
+        f"{head}: superseded {out['superseded']}, merges +{out['merges_created']}/-{out['merges_removed']}, "
+        f"summaries +{out['summaries_created']}/-{out['summaries_removed']}, co-occurrence pairs "
+        f"{co['pairs']} (new {co['created']}, reinforced {co['reinforced']}, decayed {co['decayed']})"
+    )
 
 
 @click.command("export")
@@ -120,8 +137,10 @@ def export(file, uri, user, password, database, tenant, as_json) -> None:
     if as_json:
         emit_json(_plain(out))
     else:
-        click.echo(f"wrote {out['lines']} lines to {out['path']}: {out['memories']} memories, {out['entities']} "
-                   f"entities, {out['edges']} edges, {out['tombstones']} tombstones, {out['runs']} runs")
+        click.echo(
+            f"wrote {out['lines']} lines to {out['path']}: {out['memories']} memories, {out['entities']} "
+            f"entities, {out['edges']} edges, {out['tombstones']} tombstones, {out['runs']} runs"
+        )
 
 
 @click.command("import")
@@ -139,13 +158,19 @@ def import_(file, uri, user, password, database, tenant, as_json) -> None:
     if as_json:
         emit_json(_plain(out))
     else:
-        click.echo(f"imported into '{out['tenant']}': {out['memories']} memories, {out['entities']} entities, "
-                   f"{out['edges']} edges, {out['tombstones']} tombstones, {out['runs']} runs")
+        click.echo(
+            f"imported into '{out['tenant']}': {out['memories']} memories, {out['entities']} entities, "
+            f"{out['edges']} edges, {out['tombstones']} tombstones, {out['runs']} runs"
+        )
 
 
 @click.command("rebuild")
-@click.option("--manifest", "manifest_path", type=click.Path(dir_okay=False),
-              help="Write the manifests before and after (JSON) to this file.")
+@click.option(
+    "--manifest",
+    "manifest_path",
+    type=click.Path(dir_okay=False),
+    help="Write the manifests before and after (JSON) to this file.",
+)
 @connection_options
 @json_option
 @handle_errors
@@ -158,8 +183,10 @@ def rebuild(manifest_path, uri, user, password, database, tenant, as_json) -> No
         emit_json(_plain(out))
         return
     verdict = "identical" if out["identical"] else f"{len(out['differences'])} differences"
-    click.echo(f"rebuilt '{out['tenant']}': manifest {verdict} (digest {out['after_digest'][:12]}); "
-               f"embedding drift {out['embedding_max_drift']:.2e}")
+    click.echo(
+        f"rebuilt '{out['tenant']}': manifest {verdict} (digest {out['after_digest'][:12]}); "
+        f"embedding drift {out['embedding_max_drift']:.2e}"
+    )
     for d in out["differences"]:
         click.echo(f"  {d}")
 

@@ -42,8 +42,11 @@ def demo(uri, user, password, database, tenant) -> None:
 
 
 @cli.command("init")
-@click.option("--rebuild-indexes", is_flag=True,
-              help="Drop and rebuild the vector and fulltext indexes from the stored data first.")
+@click.option(
+    "--rebuild-indexes",
+    is_flag=True,
+    help="Drop and rebuild the vector and fulltext indexes from the stored data first.",
+)
 @connection_options
 @json_option
 @handle_errors
@@ -61,10 +64,13 @@ def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> Non
 @cli.command("cypher")
 @click.argument("name", required=False)
 @click.option("--list", "list_", is_flag=True, help="List every statement name with its summary.")
-@click.option("--params", "part", flag_value="params",
-              help="Print only the example `:param` lines (Browser paste 1).")
-@click.option("--body", "part", flag_value="body",
-              help="Print only the statement, without header or `:param` lines (Browser paste 2).")
+@click.option("--params", "part", flag_value="params", help="Print only the example `:param` lines (Browser paste 1).")
+@click.option(
+    "--body",
+    "part",
+    flag_value="body",
+    help="Print only the statement, without header or `:param` lines (Browser paste 2).",
+)
 @handle_errors
 def cypher_cmd(name, list_, part) -> None:
     """Print a Cypher statement from cypher/ with its header and example `:param` lines.
@@ -91,8 +97,10 @@ def cypher_cmd(name, list_, part) -> None:
             click.echo(f":param {key} => {expr};")
         missing = [p for p in q.params if p not in dict(q.example_params)]
         if missing:
-            click.echo(f"note: no example value for {', '.join('$' + p for p in missing)}; set each with "
-                       f":param NAME => VALUE", err=True)
+            click.echo(
+                f"note: no example value for {', '.join('$' + p for p in missing)}; set each with :param NAME => VALUE",
+                err=True,
+            )
         if not q.example_params and not missing:
             click.echo(f"note: {name} takes no parameters; paste `kgmem cypher {name} --body` alone", err=True)
     elif part == "body":
@@ -147,9 +155,11 @@ def _bench_runner():
             return importlib.import_module("kgmem_bench.runner")
     from ..errors import InputError
 
-    raise InputError("the benchmarks are not part of an installed kgmem",
-                     fix="run `kgmem bench` (or ./dev bench) inside a clone of the kgmem repository, "
-                         "which has bench/kgmem_bench, its fixtures and ../shared beside it")
+    raise InputError(
+        "the benchmarks are not part of an installed kgmem",
+        fix="run `kgmem bench` (or ./dev bench) inside a clone of the kgmem repository, "
+        "which has bench/kgmem_bench, its fixtures and ../shared beside it",
+    )
 
 
 def _same_help_everywhere(cmd: click.Command) -> None:

@@ -9,8 +9,12 @@ from .common import connection_options, handle_errors
 
 @click.command("mcp")
 @click.option("--http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: address to bind (keep it loopback "
-              "unless something in front authenticates).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="HTTP: address to bind (keep it loopback unless something in front authenticates).",
+)
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="HTTP: port.")
 @click.option("--path", "http_path", default="/mcp", show_default=True, help="HTTP: the endpoint's path.")
 @connection_options
@@ -23,11 +27,21 @@ def mcp(http, host, port, http_path, uri, user, password, database, tenant) -> N
     stdio (default) is what desktop clients spawn; --http serves streamable HTTP on http://HOST:PORT/mcp.
     """
     try:
-        from ..mcp_server import serve
         import mcp as _sdk  # noqa: F401
+
+        from ..mcp_server import serve
     except ImportError as exc:
         from ..errors import InputError
 
         raise InputError(f"the MCP SDK is not installed ({exc})", fix="pip install 'kgmem[mcp]' (mcp>=2.3)") from exc
-    serve(tenant, http=http, host=host, port=port, path=http_path, uri=uri, user=user, password=password,
-          database=database)
+    serve(
+        tenant,
+        http=http,
+        host=host,
+        port=port,
+        path=http_path,
+        uri=uri,
+        user=user,
+        password=password,
+        database=database,
+    )

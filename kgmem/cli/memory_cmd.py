@@ -30,8 +30,9 @@ def _batch_queries(path: str) -> list[tuple[int, dict]]:
             except json.JSONDecodeError as e:
                 raise InputError(f"not valid JSON ({e.msg})", line=n, fix='write {"query": "..."} per line') from None
             if not isinstance(obj, dict) or not isinstance(obj.get("query"), str) or not obj["query"].strip():
-                raise InputError('needs a non-empty "query" string', line=n, field="query",
-                                 fix='write {"query": "..."} per line')
+                raise InputError(
+                    'needs a non-empty "query" string', line=n, field="query", fix='write {"query": "..."} per line'
+                )
             out.append((n, obj))
     return out
 
@@ -63,8 +64,14 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
         else:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-            with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                          TimeRemainingColumn(), console=console(err=True), transient=True) as bar:
+            with Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=console(err=True),
+                transient=True,
+            ) as bar:
                 lines = None if file == "-" else _count_lines(file)
                 reading = bar.add_task("reading", total=lines)
                 writing = bar.add_task("writing", total=None, visible=False)
@@ -73,17 +80,27 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
                     bar.update(reading, completed=n, total=n)
                     bar.update(writing, total=n, visible=True)
 
-                counted = _CountingLines(sys.stdin.buffer if file == "-" else open(file, "rb"),  # noqa: SIM115
-                                         lambda n: bar.update(reading, completed=n), read_done)
+                counted = _CountingLines(
+                    sys.stdin.buffer if file == "-" else open(file, "rb"),  # noqa: SIM115
+                    lambda n: bar.update(reading, completed=n),
+                    read_done,
+                )
                 with counted:
-                    report = mg.ingest(counted, batch_size=batch_size, compile_facts=not no_compile, force=force,
-                                       progress=lambda done, total: bar.update(writing, completed=done, total=total))
+                    report = mg.ingest(
+                        counted,
+                        batch_size=batch_size,
+                        compile_facts=not no_compile,
+                        force=force,
+                        progress=lambda done, total: bar.update(writing, completed=done, total=total),
+                    )
     if as_json:
         emit_json(report.to_dict())
     else:
-        click.echo(f"read {report.read}, created {report.created}, unchanged {report.unchanged}, "
-                   f"superseded {report.superseded}, linked {report.linked}, facts {report.facts}, "
-                   f"errors {len(report.errors)}")
+        click.echo(
+            f"read {report.read}, created {report.created}, unchanged {report.unchanged}, "
+            f"superseded {report.superseded}, linked {report.linked}, facts {report.facts}, "
+            f"errors {len(report.errors)}"
+        )
         for e in report.errors:
             click.echo(_line_error(e), err=True)
         if report.new_predicates:
@@ -91,9 +108,12 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
     if report.errors:
         first = report.errors[0]
         more = f" (and {len(report.errors) - 1} more)" if len(report.errors) > 1 else ""
-        click.echo(f"Error: {len(report.errors)} of {report.read} records rejected; {_line_error(first)}{more}. "
-                   "Fix: correct those lines and ingest the file again (the other records are stored; "
-                   "re-ingesting them changes nothing).", err=True)
+        click.echo(
+            f"Error: {len(report.errors)} of {report.read} records rejected; {_line_error(first)}{more}. "
+            "Fix: correct those lines and ingest the file again (the other records are stored; "
+            "re-ingesting them changes nothing).",
+            err=True,
+        )
         sys.exit(1)
 
 
@@ -164,12 +184,42 @@ def _line_error(e: dict) -> str:
 @connection_options
 @json_option
 @handle_errors
-def remember(text, at, memory_id, kind, subject, predicate, obj, negated, caused_by, stream, source, entities,
-             for_user, uri, user, password, database, tenant, as_json) -> None:
+def remember(
+    text,
+    at,
+    memory_id,
+    kind,
+    subject,
+    predicate,
+    obj,
+    negated,
+    caused_by,
+    stream,
+    source,
+    entities,
+    for_user,
+    uri,
+    user,
+    password,
+    database,
+    tenant,
+    as_json,
+) -> None:
     """Store one memory."""
-    fields = dict(at=at, id=memory_id, kind=kind, subject=subject, predicate=predicate, object=obj,
-                  polarity=False if negated else None, caused_by=list(caused_by) or None, stream=stream,
-                  source=source, entities=list(entities) or None, user=for_user)
+    fields = dict(
+        at=at,
+        id=memory_id,
+        kind=kind,
+        subject=subject,
+        predicate=predicate,
+        object=obj,
+        polarity=False if negated else None,
+        caused_by=list(caused_by) or None,
+        stream=stream,
+        source=source,
+        entities=list(entities) or None,
+        user=for_user,
+    )
     with open_graph(uri, user, password, database, tenant) as mg:
         mem = mg.remember(text, **fields)
     if as_json:
@@ -182,9 +232,18 @@ def remember(text, at, memory_id, kind, subject, predicate, obj, negated, caused
 
 
 def _recall_one(mg, query: str, opts: dict):
-    return mg.recall(query, k=opts.get("k", 10), at=opts.get("at"), include_superseded=opts.get("include_superseded", False),
-                     user=opts.get("user"), since=opts.get("since"), until=opts.get("until"), now=opts.get("now"),
-                     expand=opts.get("expand", 0), explain=opts.get("explain", False))
+    return mg.recall(
+        query,
+        k=opts.get("k", 10),
+        at=opts.get("at"),
+        include_superseded=opts.get("include_superseded", False),
+        user=opts.get("user"),
+        since=opts.get("since"),
+        until=opts.get("until"),
+        now=opts.get("now"),
+        expand=opts.get("expand", 0),
+        explain=opts.get("explain", False),
+    )
 
 
 @click.command("recall")
@@ -202,13 +261,39 @@ def _recall_one(mg, query: str, opts: dict):
 @connection_options
 @json_option
 @handle_errors
-def recall(query, k, at, include_superseded, since, until, now, for_user, expand, explain, queries, uri, user,
-           password, database, tenant, as_json) -> None:
+def recall(
+    query,
+    k,
+    at,
+    include_superseded,
+    since,
+    until,
+    now,
+    for_user,
+    expand,
+    explain,
+    queries,
+    uri,
+    user,
+    password,
+    database,
+    tenant,
+    as_json,
+) -> None:
     """Find memories: filters first, then vector + keyword + entity channels fused by RRF; may abstain."""
     if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
-    base = dict(k=k, at=at, include_superseded=include_superseded, since=since, until=until, now=now,
-                user=for_user, expand=expand, explain=explain)
+    base = dict(
+        k=k,
+        at=at,
+        include_superseded=include_superseded,
+        since=since,
+        until=until,
+        now=now,
+        user=for_user,
+        expand=expand,
+        explain=explain,
+    )
     with open_graph(uri, user, password, database, tenant) as mg:
         if queries:
             for n, obj in _batch_queries(queries):
@@ -220,8 +305,11 @@ def recall(query, k, at, include_superseded, since, until, now, for_user, expand
                 emit_json(res.to_dict()) if as_json else print_recall(res)
             return
         if not query.strip():
-            raise InputError("must be a non-empty question", field="query",
-                             fix='ask something, e.g. kgmem recall "where does maya live?"')
+            raise InputError(
+                "must be a non-empty question",
+                field="query",
+                fix='ask something, e.g. kgmem recall "where does maya live?"',
+            )
         res = _recall_one(mg, query, base)
     emit_json(res.to_dict()) if as_json else print_recall(res)
 
@@ -237,8 +325,9 @@ def recall(query, k, at, include_superseded, since, until, now, for_user, expand
 @connection_options
 @json_option
 @handle_errors
-def why(query, k, at, max_depth, min_confidence, explain, queries, uri, user, password, database, tenant,
-        as_json) -> None:
+def why(
+    query, k, at, max_depth, min_confidence, explain, queries, uri, user, password, database, tenant, as_json
+) -> None:
     """Why did it happen: find the symptom, walk CAUSED_BY to the roots (best first); may abstain."""
     if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
@@ -246,12 +335,21 @@ def why(query, k, at, max_depth, min_confidence, explain, queries, uri, user, pa
         items = _batch_queries(queries) if queries else [(None, {"query": query})]
         for n, obj in items:
             if not obj["query"].strip():
-                raise InputError("must be a non-empty question", field="query",
-                                 fix='ask something, e.g. kgmem why "why did checkout crash?"')
+                raise InputError(
+                    "must be a non-empty question",
+                    field="query",
+                    fix='ask something, e.g. kgmem why "why did checkout crash?"',
+                )
             g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
             try:
-                res = g.why(obj["query"], k=obj.get("k", k), at=obj.get("at", at), max_depth=max_depth,
-                            min_confidence=min_confidence, explain=explain)
+                res = g.why(
+                    obj["query"],
+                    k=obj.get("k", k),
+                    at=obj.get("at", at),
+                    max_depth=max_depth,
+                    min_confidence=min_confidence,
+                    explain=explain,
+                )
             except InputError as e:
                 raise InputError(e.message, line=n, fix=e.fix) from None
             emit_json(res.to_dict()) if as_json else print_why(res)
@@ -287,7 +385,6 @@ def as_of(subject, predicate, object, at, known_at, uri, user, password, databas
         ans = mg.as_of_answer(subject, predicate, at, object, known_at=known_at)
         hint = _empty_slot_hint(mg, ans.predicate) if ans.value is None else None
     emit_json({**ans.to_dict(), "hint": hint}) if as_json else print_slot(ans, hint)
-
 
 
 def _empty_slot_hint(mg, predicate: str) -> str | None:
@@ -375,8 +472,10 @@ def ask(question, now, for_user, uri, user, password, database, tenant, as_json)
     if as_json:
         emit_json(res.to_dict())
         return
-    click.echo(f"intent: {res.intent} ({res.confidence:.2f}) → {res.operation or 'no memory operation'}"
-               + (f"  [{res.note}]" if res.note else ""))
+    click.echo(
+        f"intent: {res.intent} ({res.confidence:.2f}) → {res.operation or 'no memory operation'}"
+        + (f"  [{res.note}]" if res.note else "")
+    )
     r = res.result
     if r is None:
         return

@@ -53,10 +53,15 @@ def print_recall(res: Recall) -> None:
         t.add_column(col, overflow="fold" if col == "text" else "ellipsis", no_wrap=col != "text")
     for i, h in enumerate(res.hits, 1):
         ch = h.channels
-        t.add_row(str(i), h.id, _short(h.at), h.text + ("" if h.current else "  [dim](superseded)[/dim]"),
-                  "—" if h.similarity is None else f"{h.similarity:.2f}",
-                  *(str(ch.get(x) or "·") for x in ("vector", "keyword", "entity")),
-                  "✓" if h.confident else "?")
+        t.add_row(
+            str(i),
+            h.id,
+            _short(h.at),
+            h.text + ("" if h.current else "  [dim](superseded)[/dim]"),
+            "—" if h.similarity is None else f"{h.similarity:.2f}",
+            *(str(ch.get(x) or "·") for x in ("vector", "keyword", "entity")),
+            "✓" if h.confident else "?",
+        )
     if res.hits:
         c.print(t)
 
@@ -71,7 +76,9 @@ def print_why(res: Why) -> None:
         return
     for i, r in enumerate(res.roots, 1):
         tag = " (inferred)" if r.get("inferred") else ""
-        c.print(f"root {i}: {r['id']}  {_short(r['at'])}  depth {r['depth']}  conf {r['confidence']}{tag}\n   {r['text']}")
+        c.print(
+            f"root {i}: {r['id']}  {_short(r['at'])}  depth {r['depth']}  conf {r['confidence']}{tag}\n   {r['text']}"
+        )
     for p in res.paths:
         c.print("path: " + " → ".join(p))
 
@@ -87,8 +94,11 @@ def print_slot(ans: SlotAnswer, hint: str | None = None) -> None:
         return
     v = ans.value
     neg = "" if v.polarity else "NOT "
-    c.print(f"{slot}{when}: [bold]{neg}{v.object}[/bold]  (since {_short(v.valid_from)}"
-            + (f", until {_short(v.valid_to)}" if v.valid_to else "") + f"; {v.id})")
+    c.print(
+        f"{slot}{when}: [bold]{neg}{v.object}[/bold]  (since {_short(v.valid_from)}"
+        + (f", until {_short(v.valid_to)}" if v.valid_to else "")
+        + f"; {v.id})"
+    )
     c.print(f"   “{v.text}”")
 
 
@@ -103,8 +113,13 @@ def print_history(h: History, hint: str | None = None) -> None:
     for col in ("from", "to", "value", "id", "text"):
         t.add_column(col)
     for v in h.versions:
-        t.add_row(_short(v.valid_from), _short(v.valid_to) if v.valid_to else "[green]current[/green]",
-                  ("" if v.polarity else "NOT ") + v.object, v.id, v.text)
+        t.add_row(
+            _short(v.valid_from),
+            _short(v.valid_to) if v.valid_to else "[green]current[/green]",
+            ("" if v.polarity else "NOT ") + v.object,
+            v.id,
+            v.text,
+        )
     console().print(t)
 
 
@@ -114,8 +129,14 @@ def print_changes(rows: list[dict]) -> None:
         t.add_column(col)
     for r in rows:
         prev = r.get("previous")
-        t.add_row(_short(r["at"]), r["subject"], r["predicate"], prev["object"] if prev else "—",
-                  ("" if r["polarity"] else "NOT ") + str(r["object"]), r["id"])
+        t.add_row(
+            _short(r["at"]),
+            r["subject"],
+            r["predicate"],
+            prev["object"] if prev else "—",
+            ("" if r["polarity"] else "NOT ") + str(r["object"]),
+            r["id"],
+        )
     console().print(t)
 
 

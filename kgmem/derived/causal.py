@@ -12,19 +12,29 @@ import re
 from dataclasses import dataclass
 
 from ..embed import Embedder
-from ..results import cosine
-from ..store import Store
 from ..query.filters import build_filters
 from ..query.recall import RecallOptions, recall
 from ..query.timeparse import parse_time_filter
+from ..results import cosine
+from ..store import Store
 
 TRANSFORM_VERSION = "causal-inference/v1"
 
 # marker -> strength (how surely the words state a cause rather than a mere sequence in time)
 MARKERS = {
-    "because of": 1.0, "because": 1.0, "due to": 1.0, "caused by": 1.0, "as a result of": 1.0,
-    "owing to": 1.0, "triggered by": 1.0, "thanks to": 0.9, "resulting from": 1.0, "stemming from": 1.0,
-    "after": 0.85, "since": 0.85, "following": 0.85,
+    "because of": 1.0,
+    "because": 1.0,
+    "due to": 1.0,
+    "caused by": 1.0,
+    "as a result of": 1.0,
+    "owing to": 1.0,
+    "triggered by": 1.0,
+    "thanks to": 0.9,
+    "resulting from": 1.0,
+    "stemming from": 1.0,
+    "after": 0.85,
+    "since": 0.85,
+    "following": 0.85,
 }
 _ALT = "|".join(sorted((re.escape(m) for m in MARKERS), key=len, reverse=True))
 # a clause runs to the end of the sentence, or to a comma that opens another marked clause
@@ -60,8 +70,10 @@ def cause_clauses(text: str, *, reference: dt.datetime | None = None) -> list[Ca
             # the clause is (mostly) a time expression: skip it
             if tf is not None and len(tf.rest.split()) < MIN_CLAUSE_WORDS:
                 continue
-            if re.match(r"^(\d{1,2}(:\d{2})?\s*(am|pm)?|noon|midnight|the (deploy|release) window)\b", clause, re.I) \
-                    and len(clause.split()) <= 4:
+            if (
+                re.match(r"^(\d{1,2}(:\d{2})?\s*(am|pm)?|noon|midnight|the (deploy|release) window)\b", clause, re.I)
+                and len(clause.split()) <= 4
+            ):
                 continue
         out.append(CauseClause(marker, clause, MARKERS[marker], (m.start(), m.end())))
     out.sort(key=lambda c: -c.strength)
@@ -76,13 +88,14 @@ class InferencePolicy:
     stream_window: int = 50  # how many earlier memories of that stream are considered
 
 
-def infer_links(store: Store, embedder: Embedder, tenant: str, ids: list[str],
-                policy: InferencePolicy = InferencePolicy()) -> list[dict]:
+def infer_links(
+    store: Store, embedder: Embedder, tenant: str, ids: list[str], policy: InferencePolicy = InferencePolicy()
+) -> list[dict]:
     """Find inferred CAUSED_BY links for the given memories (not yet written)."""
     links: list[dict] = []
     rows = []
     for i in range(0, len(ids), 2000):
-        rows += store.read("derived/inference_candidates", tenant=tenant, ids=ids[i:i + 2000])
+        rows += store.read("derived/inference_candidates", tenant=tenant, ids=ids[i : i + 2000])
     for row in rows:
         if row["explicit_causes"] > 0:
             continue
@@ -92,13 +105,18 @@ def infer_links(store: Store, embedder: Embedder, tenant: str, ids: list[str],
         best = None  # (confidence, cosine, cause id, clause)
         for cl in clauses[:2]:
             filters, _ = build_filters(cl.clause, tenant=tenant, until=row["at"], time_phrases="off")
-            found = recall(store, embedder, cl.clause, filters, cl.clause,
-                           RecallOptions(k=policy.candidates, depth=20))
+            found = recall(store, embedder, cl.clause, filters, cl.clause, RecallOptions(k=policy.candidates, depth=20))
             scored = [(h.id, h.similarity, 0.0) for h in found.hits[: policy.candidates] if h.similarity is not None]
             if row["stream"]:
                 vec = embedder.encode_one(cl.clause)  # cached: recall just embedded the same clause
-                for r in store.read("derived/stream_candidates", tenant=tenant, stream=row["stream"],
-                                    before=row["at"], vector=vec.tolist(), limit=policy.stream_window)[:3]:
+                for r in store.read(
+                    "derived/stream_candidates",
+                    tenant=tenant,
+                    stream=row["stream"],
+                    before=row["at"],
+                    vector=vec.tolist(),
+                    limit=policy.stream_window,
+                )[:3]:
                     scored.append((r["id"], cosine(r["score"]), policy.stream_bonus))
             for cause_id, sim, bonus in scored:
                 if cause_id == row["id"]:
@@ -108,9 +126,15 @@ def infer_links(store: Store, embedder: Embedder, tenant: str, ids: list[str],
                     best = (conf, sim, cause_id, cl)
         if best and best[0] >= policy.threshold:
             conf, sim, cause_id, cl = best
-            links.append({"effect": row["id"], "cause": cause_id, "inferred": True,
-                          "confidence": round(float(conf), 4),
-                          "source": f"{TRANSFORM_VERSION}: '{cl.marker} {cl.clause[:120]}'"})
+            links.append(
+                {
+                    "effect": row["id"],
+                    "cause": cause_id,
+                    "inferred": True,
+                    "confidence": round(float(conf), 4),
+                    "source": f"{TRANSFORM_VERSION}: '{cl.marker} {cl.clause[:120]}'",
+                }
+            )
     return links
 
 

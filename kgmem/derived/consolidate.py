@@ -79,7 +79,7 @@ class ConsolidationParams:
                 raise InputError(f"must be a number ≥ 0, got {v!r}", field=name)
 
     @classmethod
-    def from_kwargs(cls, **params) -> "ConsolidationParams":
+    def from_kwargs(cls, **params) -> ConsolidationParams:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(params) - known)
         if unknown:
@@ -87,7 +87,7 @@ class ConsolidationParams:
         return cls(**{k: v for k, v in params.items() if v is not None})
 
     @classmethod
-    def from_json(cls, text: str | None) -> "ConsolidationParams":
+    def from_json(cls, text: str | None) -> ConsolidationParams:
         if not text:
             return cls()
         try:
@@ -119,11 +119,19 @@ class Candidate:
     vec: np.ndarray | None
 
     @classmethod
-    def from_row(cls, r: dict) -> "Candidate":
+    def from_row(cls, r: dict) -> Candidate:
         emb = r.get("embedding")
-        return cls(id=r["id"], text=r["text"], at=r["at"], kind=r["kind"], user=r.get("user"),
-                   valid_to=r.get("valid_to"), causal=bool(r.get("causal")), entities=tuple(r.get("entities") or ()),
-                   vec=None if emb is None else np.asarray(emb, dtype=np.float32))
+        return cls(
+            id=r["id"],
+            text=r["text"],
+            at=r["at"],
+            kind=r["kind"],
+            user=r.get("user"),
+            valid_to=r.get("valid_to"),
+            causal=bool(r.get("causal")),
+            entities=tuple(r.get("entities") or ()),
+            vec=None if emb is None else np.asarray(emb, dtype=np.float32),
+        )
 
 
 @dataclass
@@ -148,19 +156,38 @@ class Derived:
 
     def __post_init__(self):
         if not self.content_key:
-            self.content_key = sha256_hex(canonical_json(
-                {"transform": self.transform, "sources": list(self.sources), "text": self.text}))
+            self.content_key = sha256_hex(
+                canonical_json({"transform": self.transform, "sources": list(self.sources), "text": self.text})
+            )
 
     def row(self, embedding: Sequence[float]) -> dict:
-        return {"id": self.id, "text": self.text, "kind": self.kind, "at": self.at, "user": self.user,
-                "content_key": self.content_key, "transform": self.transform, "sources": list(self.sources),
-                "entities": list(self.entities), "first_at": self.first_at, "last_at": self.last_at,
-                "occurrences": self.occurrences, "pattern": self.pattern, "weekday": self.weekday,
-                "interval_days": self.interval_days, "embedding": list(embedding)}
+        return {
+            "id": self.id,
+            "text": self.text,
+            "kind": self.kind,
+            "at": self.at,
+            "user": self.user,
+            "content_key": self.content_key,
+            "transform": self.transform,
+            "sources": list(self.sources),
+            "entities": list(self.entities),
+            "first_at": self.first_at,
+            "last_at": self.last_at,
+            "occurrences": self.occurrences,
+            "pattern": self.pattern,
+            "weekday": self.weekday,
+            "interval_days": self.interval_days,
+            "embedding": list(embedding),
+        }
 
     def brief(self) -> dict:
-        return {"id": self.id, "transform": self.transform, "kind": self.kind, "text": self.text,
-                "sources": list(self.sources)}
+        return {
+            "id": self.id,
+            "transform": self.transform,
+            "kind": self.kind,
+            "text": self.text,
+            "sources": list(self.sources),
+        }
 
 
 def derived_id(transform: str, sources: Iterable[str]) -> str:
@@ -182,7 +209,7 @@ def _cliques(items: list[Candidate], threshold: float, *, shared_entity: bool = 
     mat = np.stack([c.vec for c in items])
     adj: list[set[int]] = [set() for _ in items]
     for start in range(0, len(items), _CHUNK):
-        sims = mat[start:start + _CHUNK] @ mat.T
+        sims = mat[start : start + _CHUNK] @ mat.T
         rows, cols = np.nonzero(sims >= threshold)
         for i, j in zip(rows.tolist(), cols.tolist()):
             if start + i != j:
@@ -210,7 +237,9 @@ def _cliques(items: list[Candidate], threshold: float, *, shared_entity: bool = 
     return out
 
 
-def detect_pattern(ats: Sequence[dt.datetime], params: ConsolidationParams) -> tuple[str, str | None, int | None] | None:
+def detect_pattern(
+    ats: Sequence[dt.datetime], params: ConsolidationParams
+) -> tuple[str, str | None, int | None] | None:
     """('weekday', 'Friday', None) or ('interval', None, 7) when the times are regular, else None."""
     days = sorted({a.astimezone(dt.timezone.utc).date() for a in ats})
     if len(days) < params.min_cluster:
@@ -262,10 +291,22 @@ def summary_of(members: list[Candidate], params: ConsolidationParams) -> Derived
     shared = set(members[0].entities).intersection(*(m.entities for m in members[1:]))
     if any(m.entities for m in members) and not shared:
         return None  # the members do not mention one same entity
-    return Derived(id=derived_id(TRANSFORM_SUMMARY, sources), transform=TRANSFORM_SUMMARY, kind="summary",
-                   text=text, at=last, user=_common_user(members), sources=sources,
-                   entities=tuple(sorted(shared)), first_at=first, last_at=last, occurrences=len(members),
-                   pattern=pattern, weekday=weekday, interval_days=interval)
+    return Derived(
+        id=derived_id(TRANSFORM_SUMMARY, sources),
+        transform=TRANSFORM_SUMMARY,
+        kind="summary",
+        text=text,
+        at=last,
+        user=_common_user(members),
+        sources=sources,
+        entities=tuple(sorted(shared)),
+        first_at=first,
+        last_at=last,
+        occurrences=len(members),
+        pattern=pattern,
+        weekday=weekday,
+        interval_days=interval,
+    )
 
 
 def merge_of(members: list[Candidate]) -> Derived | None:
@@ -275,9 +316,19 @@ def merge_of(members: list[Candidate]) -> Derived | None:
     members = sorted(members, key=lambda c: (c.at, c.id))
     first = members[0]
     sources = tuple(sorted(m.id for m in members))
-    return Derived(id=derived_id(TRANSFORM_MERGE, sources), transform=TRANSFORM_MERGE, kind=first.kind,
-                   text=first.text, at=first.at, user=first.user, sources=sources, entities=first.entities,
-                   first_at=first.at, last_at=members[-1].at, occurrences=len(members))
+    return Derived(
+        id=derived_id(TRANSFORM_MERGE, sources),
+        transform=TRANSFORM_MERGE,
+        kind=first.kind,
+        text=first.text,
+        at=first.at,
+        user=first.user,
+        sources=sources,
+        entities=first.entities,
+        first_at=first.at,
+        last_at=members[-1].at,
+        occurrences=len(members),
+    )
 
 
 def plan(candidates: list[Candidate], params: ConsolidationParams) -> list[Derived]:
@@ -355,8 +406,9 @@ def embed_rows(embedder: Embedder, derived: Sequence[Derived]) -> list[dict]:
 def write_derived(tx: Tx, tenant: str, rows: list[dict], recorded_at: dt.datetime, model_id: str) -> int:
     if not rows:
         return 0
-    return tx.run("lifecycle/write_consolidated", tenant=tenant, recorded_at=recorded_at,
-                  embedding_model=model_id, rows=rows)[0]["written"]
+    return tx.run(
+        "lifecycle/write_consolidated", tenant=tenant, recorded_at=recorded_at, embedding_model=model_id, rows=rows
+    )[0]["written"]
 
 
 def all_slots(store: Store, tenant: str) -> list[str]:
@@ -366,7 +418,7 @@ def all_slots(store: Store, tenant: str) -> list[str]:
 def relink_all_slots(tx: Tx, tenant: str, slots: list[str]) -> int:
     superseded = 0
     for i in range(0, len(slots), 2000):
-        part = slots[i:i + 2000]
+        part = slots[i : i + 2000]
         superseded += tx.run("ingest/relink_slots", tenant=tenant, slots=part)[0]["superseded"] or 0
         tx.run("ingest/refresh_episode_validity", tenant=tenant, slots=part)
     return superseded
@@ -381,10 +433,14 @@ class Reconciliation:
     def counts(self) -> dict:
         c = Counter(d.transform for d in self.create)
         r = Counter(x["transform"] for x in self.remove)
-        return {"merges_created": c[TRANSFORM_MERGE], "merges_removed": r[TRANSFORM_MERGE],
-                "merged_sources": sum(len(d.sources) for d in self.create if d.transform == TRANSFORM_MERGE),
-                "summaries_created": c[TRANSFORM_SUMMARY], "summaries_removed": r[TRANSFORM_SUMMARY],
-                "kept": self.keep}
+        return {
+            "merges_created": c[TRANSFORM_MERGE],
+            "merges_removed": r[TRANSFORM_MERGE],
+            "merged_sources": sum(len(d.sources) for d in self.create if d.transform == TRANSFORM_MERGE),
+            "summaries_created": c[TRANSFORM_SUMMARY],
+            "summaries_removed": r[TRANSFORM_SUMMARY],
+            "kept": self.keep,
+        }
 
 
 def reconcile(store: Store, tenant: str, params: ConsolidationParams) -> Reconciliation:
@@ -398,56 +454,114 @@ def reconcile(store: Store, tenant: str, params: ConsolidationParams) -> Reconci
     return Reconciliation(create, remove, keep=len(set(desired) & set(existing)))
 
 
-def apply_reconciliation(tx: Tx, tenant: str, rec: Reconciliation, rows: list[dict], recorded_at: dt.datetime,
-                         model_id: str) -> None:
+def apply_reconciliation(
+    tx: Tx, tenant: str, rec: Reconciliation, rows: list[dict], recorded_at: dt.datetime, model_id: str
+) -> None:
     if rec.remove:
         tx.run("lifecycle/delete_consolidated", tenant=tenant, ids=[r["id"] for r in rec.remove])
     write_derived(tx, tenant, rows, recorded_at, model_id)
 
 
-def consolidate(store: Store, embedder: Embedder, tenant: str, params: ConsolidationParams | None = None, *,
-                dry_run: bool = False, now: dt.datetime | None = None) -> dict:
+def consolidate(
+    store: Store,
+    embedder: Embedder,
+    tenant: str,
+    params: ConsolidationParams | None = None,
+    *,
+    dry_run: bool = False,
+    now: dt.datetime | None = None,
+) -> dict:
     """One consolidation run (see the module doc). ``dry_run`` computes and returns the plan, writes nothing."""
     params = params or ConsolidationParams()
     now = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
     slots = all_slots(store, tenant)
     if dry_run:
-        superseded = sum((store.dry_run("ingest/relink_slots", {"tenant": tenant, "slots": slots[i:i + 2000]})[0]
-                          ["superseded"] or 0) for i in range(0, len(slots), 2000)) if slots else 0
+        superseded = (
+            sum(
+                (
+                    store.dry_run("ingest/relink_slots", {"tenant": tenant, "slots": slots[i : i + 2000]})[0][
+                        "superseded"
+                    ]
+                    or 0
+                )
+                for i in range(0, len(slots), 2000)
+            )
+            if slots
+            else 0
+        )
     else:
         superseded = store.write_tx(lambda tx: relink_all_slots(tx, tenant, slots)) if slots else 0
     rec = reconcile(store, tenant, params)
     counts = rec.counts()
-    plan_out = ([{"action": "create", **d.brief()} for d in rec.create]
-                + [{"action": "remove", "id": r["id"], "transform": r["transform"], "kind": r["kind"],
-                    "text": r["text"], "sources": r["sources"]} for r in rec.remove])
+    plan_out = [{"action": "create", **d.brief()} for d in rec.create] + [
+        {
+            "action": "remove",
+            "id": r["id"],
+            "transform": r["transform"],
+            "kind": r["kind"],
+            "text": r["text"],
+            "sources": r["sources"],
+        }
+        for r in rec.remove
+    ]
     if dry_run:
         cooc = store.dry_run("lifecycle/cooc_reinforce", {"tenant": tenant, "now": now})[0]
-        decayed = store.dry_run("lifecycle/cooc_decay", {"tenant": tenant, "decay": params.decay,
-                                                          "floor": params.floor, "now": now})[0]["decayed"]
-        return {"dry_run": True, "run_id": None, "at": now, "superseded": superseded, **counts,
-                "co_occurrence": {"decayed": decayed, "created": cooc["created"], "reinforced": cooc["reinforced"],
-                                  "pairs": cooc["pairs"]},
-                "plan": plan_out, "params": params.to_dict()}
+        decayed = store.dry_run(
+            "lifecycle/cooc_decay", {"tenant": tenant, "decay": params.decay, "floor": params.floor, "now": now}
+        )[0]["decayed"]
+        return {
+            "dry_run": True,
+            "run_id": None,
+            "at": now,
+            "superseded": superseded,
+            **counts,
+            "co_occurrence": {
+                "decayed": decayed,
+                "created": cooc["created"],
+                "reinforced": cooc["reinforced"],
+                "pairs": cooc["pairs"],
+            },
+            "plan": plan_out,
+            "params": params.to_dict(),
+        }
 
     rows = embed_rows(embedder, rec.create)
     run_id = f"run-{now:%Y%m%dT%H%M%S%fZ}-{uuid.uuid4().hex[:6]}"
 
     def work(tx: Tx) -> dict:
         apply_reconciliation(tx, tenant, rec, rows, now, embedder.model_id)
-        decayed = tx.run("lifecycle/cooc_decay", tenant=tenant, decay=params.decay, floor=params.floor,
-                         now=now)[0]["decayed"]
+        decayed = tx.run("lifecycle/cooc_decay", tenant=tenant, decay=params.decay, floor=params.floor, now=now)[0][
+            "decayed"
+        ]
         cooc = tx.run("lifecycle/cooc_reinforce", tenant=tenant, now=now)[0]
-        cooc_counts = {"decayed": decayed, "created": cooc["created"], "reinforced": cooc["reinforced"],
-                       "pairs": cooc["pairs"]}
-        run = {"id": run_id, "at": now, "superseded": superseded, **counts,
-               **{f"cooc_{k}": v for k, v in cooc_counts.items()}, "params": params.to_json()}
+        cooc_counts = {
+            "decayed": decayed,
+            "created": cooc["created"],
+            "reinforced": cooc["reinforced"],
+            "pairs": cooc["pairs"],
+        }
+        run = {
+            "id": run_id,
+            "at": now,
+            "superseded": superseded,
+            **counts,
+            **{f"cooc_{k}": v for k, v in cooc_counts.items()},
+            "params": params.to_json(),
+        }
         tx.run("lifecycle/write_run", tenant=tenant, run=run)
         return cooc_counts
 
     cooc_counts = store.write_tx(work)
-    return {"dry_run": False, "run_id": run_id, "at": now, "superseded": superseded, **counts,
-            "co_occurrence": cooc_counts, "plan": plan_out, "params": params.to_dict()}
+    return {
+        "dry_run": False,
+        "run_id": run_id,
+        "at": now,
+        "superseded": superseded,
+        **counts,
+        "co_occurrence": cooc_counts,
+        "plan": plan_out,
+        "params": params.to_dict(),
+    }
 
 
 def rederive_consolidated(store: Store, tenant: str) -> tuple[Reconciliation, ConsolidationParams] | None:
@@ -468,5 +582,13 @@ def co_occurring(store: Store, tenant: str, keys: Iterable[str], limit: int = 20
     if not isinstance(limit, int) or limit < 1:
         raise InputError(f"must be a positive integer, got {limit!r}", field="limit")
     rows = store.read("lifecycle/co_occurring", tenant=tenant, keys=keys, limit=limit)
-    return [{"key": r["key"], "name": r["name"], "weight": round(float(r["weight"]), 6), "count": r["count"],
-             "via": sorted(r["via"])} for r in rows]
+    return [
+        {
+            "key": r["key"],
+            "name": r["name"],
+            "weight": round(float(r["weight"]), 6),
+            "count": r["count"],
+            "via": sorted(r["via"]),
+        }
+        for r in rows
+    ]

@@ -37,7 +37,9 @@ def affected(store: Store, tenant: str, ids: Sequence[str]) -> list[str]:
     """The memories whose context includes one of ``ids`` (each streamed one and three either side)."""
     out: set[str] = set()
     for i in range(0, len(ids), _CHUNK):
-        out.update(r["id"] for r in store.read("derived/context_affected", tenant=tenant, ids=list(ids[i:i + _CHUNK])))
+        out.update(
+            r["id"] for r in store.read("derived/context_affected", tenant=tenant, ids=list(ids[i : i + _CHUNK]))
+        )
     return sorted(out)
 
 
@@ -45,13 +47,15 @@ def refresh(tx_or_store: Store | Tx, tenant: str, ids: Sequence[str]) -> int:
     """Recompute the context of exactly ``ids`` (in one transaction when given a :class:`Tx`)."""
     done = 0
     for i in range(0, len(ids), _CHUNK):
-        chunk = list(ids[i:i + _CHUNK])
+        chunk = list(ids[i : i + _CHUNK])
         if isinstance(tx_or_store, Tx):
-            rows = tx_or_store.run("derived/refresh_context", tenant=tenant, ids=chunk, prev_weight=PREV_WEIGHT,
-                                     gap_seconds=GAP_SECONDS)
+            rows = tx_or_store.run(
+                "derived/refresh_context", tenant=tenant, ids=chunk, prev_weight=PREV_WEIGHT, gap_seconds=GAP_SECONDS
+            )
         else:
-            rows = tx_or_store.write("derived/refresh_context", tenant=tenant, ids=chunk, prev_weight=PREV_WEIGHT,
-                                     gap_seconds=GAP_SECONDS)
+            rows = tx_or_store.write(
+                "derived/refresh_context", tenant=tenant, ids=chunk, prev_weight=PREV_WEIGHT, gap_seconds=GAP_SECONDS
+            )
         done += rows[0]["refreshed"]
     return done
 

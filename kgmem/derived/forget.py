@@ -41,7 +41,7 @@ from . import consolidate as cons
 def _targets(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for i in range(0, len(ids), 2000):
-        for r in store.read("lifecycle/forget_targets", tenant=tenant, ids=list(ids[i:i + 2000])):
+        for r in store.read("lifecycle/forget_targets", tenant=tenant, ids=list(ids[i : i + 2000])):
             out[r["id"]] = r
     return out
 
@@ -69,8 +69,16 @@ def plan_forget(store: Store, tenant: str, ids: Sequence[str]) -> dict:
     return {"rows": rows, "delete": delete, "rederive": sorted(consolidated)}
 
 
-def forget_ids(store: Store, embedder: Embedder, tenant: str, ids: Sequence[str], *, reason: str = "forget",
-               now: dt.datetime | None = None, missing_ok: bool = False) -> dict:
+def forget_ids(
+    store: Store,
+    embedder: Embedder,
+    tenant: str,
+    ids: Sequence[str],
+    *,
+    reason: str = "forget",
+    now: dt.datetime | None = None,
+    missing_ok: bool = False,
+) -> dict:
     """Forget memories by id with full propagation (see the module doc). Returns a report."""
     now = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
     ids = [i for i in dict.fromkeys(ids)]
@@ -82,8 +90,10 @@ def forget_ids(store: Store, embedder: Embedder, tenant: str, ids: Sequence[str]
     if missing and not missing_ok:
         gone = store.read("lifecycle/tombstones_for", tenant=tenant, ids=missing[:1], content_keys=[])
         if gone:
-            raise NotFoundError(f"memory '{missing[0]}' was already forgotten (at {iso(gone[0]['forgotten_at'])}) "
-                                f"in tenant '{tenant}'", fix="nothing to do; its tombstone remains")
+            raise NotFoundError(
+                f"memory '{missing[0]}' was already forgotten (at {iso(gone[0]['forgotten_at'])}) in tenant '{tenant}'",
+                fix="nothing to do; its tombstone remains",
+            )
         raise NotFoundError(f"no memory with id '{missing[0]}' in tenant '{tenant}'", fix="check the id (and --tenant)")
     delete: dict[str, dict] = p["delete"]
     if not delete:
@@ -115,8 +125,10 @@ def forget_ids(store: Store, embedder: Embedder, tenant: str, ids: Sequence[str]
     effects = sorted({e for r in delete.values() for e in r["effects"]} - set(delete))
     # the memories asked for leave tombstones; what was only derived from them does not (a forced re-ingest
     # of the record derives it again, and rebuild must not be blocked from doing the same)
-    tombstones = [{"id": i, "content_key": r["content_key"], "forgotten_at": now, "reason": reason}
-                  for i, r in sorted(p["rows"].items())]
+    tombstones = [
+        {"id": i, "content_key": r["content_key"], "forgotten_at": now, "reason": reason}
+        for i, r in sorted(p["rows"].items())
+    ]
     # stream neighbours whose derived context holds a forgotten text: recomputed in the same transaction
     neighbours = [i for i in context.affected(store, tenant, sorted(delete)) if i not in delete]
 
@@ -134,14 +146,21 @@ def forget_ids(store: Store, embedder: Embedder, tenant: str, ids: Sequence[str]
         if refresh:
             tx.run("lifecycle/refresh_validity", tenant=tenant, ids=refresh)
         if streams:
-            out["next_created"] = tx.run("ingest/relink_streams", tenant=tenant, streams=[
-                {"stream": s, "from_at": at} for s, at in sorted(streams.items())])[0]["next_created"] or 0
+            out["next_created"] = (
+                tx.run(
+                    "ingest/relink_streams",
+                    tenant=tenant,
+                    streams=[{"stream": s, "from_at": at} for s, at in sorted(streams.items())],
+                )[0]["next_created"]
+                or 0
+            )
         if neighbours:
             out["context_refreshed"] = context.refresh(tx, tenant, neighbours)
         if entity_keys:
             tx.run("lifecycle/cooc_recount", tenant=tenant, keys=entity_keys)
-            out["entities_removed"] = tx.run("lifecycle/delete_orphan_entities", tenant=tenant,
-                                             keys=entity_keys)[0]["removed"]
+            out["entities_removed"] = tx.run("lifecycle/delete_orphan_entities", tenant=tenant, keys=entity_keys)[0][
+                "removed"
+            ]
         tx.run("lifecycle/write_tombstones", tenant=tenant, rows=tombstones)
         return dict(out)
 
@@ -150,12 +169,23 @@ def forget_ids(store: Store, embedder: Embedder, tenant: str, ids: Sequence[str]
     if effects:
         links = causal.infer_links(store, embedder, tenant, effects)
         reinferred = causal.write_links(store, tenant, links)
-    return _report(ids, sorted(delete), [r["id"] for r in existing], [d.id for d in new], done,
-                   len(slots), len(tombstones), reinferred, len(effects), missing=missing)
+    return _report(
+        ids,
+        sorted(delete),
+        [r["id"] for r in existing],
+        [d.id for d in new],
+        done,
+        len(slots),
+        len(tombstones),
+        reinferred,
+        len(effects),
+        missing=missing,
+    )
 
 
-def _report(ids, deleted, rederived_from, rederived_to, done, slots, tombstones, reinferred, effects, *,
-            missing=()) -> dict:
+def _report(
+    ids, deleted, rederived_from, rederived_to, done, slots, tombstones, reinferred, effects, *, missing=()
+) -> dict:
     return {
         "ids": list(ids),
         "forgotten": list(deleted),

@@ -93,31 +93,72 @@ def export_lines(store: Store, tenant: str) -> Iterator[tuple[str, str]]:
     """(line type, JSON text) of the tenant's export, in file order."""
     mems = []
     for r in store.read("export/memories", tenant=tenant):
-        props = {k: encode(v) for k, v in r["props"]
-                 if k not in ("tenant", "id", "embedding") and k not in context.PROPERTIES}
+        props = {
+            k: encode(v)
+            for k, v in r["props"]
+            if k not in ("tenant", "id", "embedding") and k not in context.PROPERTIES
+        }
         mems.append({"type": "memory", "id": r["id"], "labels": sorted(r["labels"]), "props": props})
-    ents = [{"type": "entity", "key": r["key"],
-             "props": {k: encode(v) for k, v in r["props"].items() if k not in ("tenant", "key")}}
-            for r in store.read("export/entities", tenant=tenant)]
-    edges = [{"type": "edge", "rel": r["type"], "from_kind": "memory", "from": r["from"], "to_kind": r["to_kind"],
-              "to": r["to"], "props": {k: encode(v) for k, v in r["props"].items()}}
-             for r in store.read("export/edges", tenant=tenant)]
-    edges += [{"type": "edge", "rel": r["type"], "from_kind": "entity", "from": r["from"], "to_kind": "entity",
-               "to": r["to"], "props": {k: encode(v) for k, v in r["props"].items()}}
-              for r in store.read("lifecycle/export_entity_edges", tenant=tenant)]
-    tombs = [{"type": "tombstone", "id": r["id"],
-              "props": {k: encode(v) for k, v in r["props"].items() if k not in ("tenant", "id")}}
-             for r in store.read("lifecycle/export_tombstones", tenant=tenant)]
-    runs = [{"type": "run", "id": r["id"],
-             "props": {k: encode(v) for k, v in r["props"].items() if k not in ("tenant", "id")}}
-            for r in store.read("lifecycle/export_runs", tenant=tenant)]
+    ents = [
+        {
+            "type": "entity",
+            "key": r["key"],
+            "props": {k: encode(v) for k, v in r["props"].items() if k not in ("tenant", "key")},
+        }
+        for r in store.read("export/entities", tenant=tenant)
+    ]
+    edges = [
+        {
+            "type": "edge",
+            "rel": r["type"],
+            "from_kind": "memory",
+            "from": r["from"],
+            "to_kind": r["to_kind"],
+            "to": r["to"],
+            "props": {k: encode(v) for k, v in r["props"].items()},
+        }
+        for r in store.read("export/edges", tenant=tenant)
+    ]
+    edges += [
+        {
+            "type": "edge",
+            "rel": r["type"],
+            "from_kind": "entity",
+            "from": r["from"],
+            "to_kind": "entity",
+            "to": r["to"],
+            "props": {k: encode(v) for k, v in r["props"].items()},
+        }
+        for r in store.read("lifecycle/export_entity_edges", tenant=tenant)
+    ]
+    tombs = [
+        {
+            "type": "tombstone",
+            "id": r["id"],
+            "props": {k: encode(v) for k, v in r["props"].items() if k not in ("tenant", "id")},
+        }
+        for r in store.read("lifecycle/export_tombstones", tenant=tenant)
+    ]
+    runs = [
+        {
+            "type": "run",
+            "id": r["id"],
+            "props": {k: encode(v) for k, v in r["props"].items() if k not in ("tenant", "id")},
+        }
+        for r in store.read("lifecycle/export_runs", tenant=tenant)
+    ]
     mems.sort(key=lambda o: o["id"])
     ents.sort(key=lambda o: o["key"])
     edges.sort(key=lambda o: (o["rel"], o["from_kind"], o["from"], o["to_kind"], o["to"], _dump(o["props"])))
     tombs.sort(key=lambda o: o["id"])
     runs.sort(key=lambda o: o["id"])
-    counts = {"memories": len(mems), "entities": len(ents), "edges": len(edges), "tombstones": len(tombs),
-              "runs": len(runs)}
+    counts = {
+        "memories": len(mems),
+        "entities": len(ents),
+        "edges": len(edges),
+        "tombstones": len(tombs),
+        "runs": len(runs),
+    }
     yield "header", _dump({"type": "header", "format": FORMAT, "tenant": tenant, "counts": counts})
     for section in (mems, ents, edges, tombs, runs):
         for obj in section:
@@ -151,9 +192,17 @@ def export(store: Store, tenant: str, target: str | os.PathLike | IO[str]) -> di
     else:
         write_all(target)
         where = getattr(target, "name", None)
-    return {"path": where, "tenant": tenant, "lines": lines, "memories": counts["memory"],
-            "entities": counts["entity"], "edges": counts["edge"], "tombstones": counts["tombstone"],
-            "runs": counts["run"], "sha256": digest.hexdigest()}
+    return {
+        "path": where,
+        "tenant": tenant,
+        "lines": lines,
+        "memories": counts["memory"],
+        "entities": counts["entity"],
+        "edges": counts["edge"],
+        "tombstones": counts["tombstone"],
+        "runs": counts["run"],
+        "sha256": digest.hexdigest(),
+    }
 
 
 # ---------------------------------------------------------------------------- import
@@ -186,14 +235,17 @@ def parse_export(source) -> dict:
         try:
             obj = json.loads(raw)
         except json.JSONDecodeError as e:
-            raise InputError(f"not valid JSON ({e.msg})", line=n, fix="import a file written by `kgmem export`") from None
+            raise InputError(
+                f"not valid JSON ({e.msg})", line=n, fix="import a file written by `kgmem export`"
+            ) from None
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object", line=n)
         kind = obj.get("type")
         if header is None:
             if kind != "header" or obj.get("format") != FORMAT:
-                raise InputError(f"the first line must be the {FORMAT} header", line=n,
-                                 fix="import a file written by `kgmem export`")
+                raise InputError(
+                    f"the first line must be the {FORMAT} header", line=n, fix="import a file written by `kgmem export`"
+                )
             header = obj
             continue
         ident = obj.get("key") if kind == "entity" else obj.get("id")
@@ -212,14 +264,27 @@ def parse_export(source) -> dict:
         elif kind == "edge":
             rel = obj.get("rel")
             if rel not in REL_TYPES:
-                raise InputError(f"unknown relationship type {rel!r}", line=n, field="rel",
-                                 fix=f"kgmem's types are {', '.join(REL_TYPES)}")
+                raise InputError(
+                    f"unknown relationship type {rel!r}",
+                    line=n,
+                    field="rel",
+                    fix=f"kgmem's types are {', '.join(REL_TYPES)}",
+                )
             if obj.get("from_kind") not in KINDS or obj.get("to_kind") not in KINDS:
                 raise InputError("from_kind and to_kind must be 'memory' or 'entity'", line=n)
             if not isinstance(obj.get("from"), str) or not isinstance(obj.get("to"), str):
                 raise InputError("an edge needs 'from' and 'to' ids", line=n)
-            edges.append({"type": rel, "from_kind": obj["from_kind"], "from": obj["from"], "to_kind": obj["to_kind"],
-                          "to": obj["to"], "props": _props(obj.get("props"), n), "line": n})
+            edges.append(
+                {
+                    "type": rel,
+                    "from_kind": obj["from_kind"],
+                    "from": obj["from"],
+                    "to_kind": obj["to_kind"],
+                    "to": obj["to"],
+                    "props": _props(obj.get("props"), n),
+                    "line": n,
+                }
+            )
         elif kind == "tombstone":
             tombs.append({"id": ident, "props": _props(obj.get("props"), n)})
         elif kind == "run":
@@ -228,8 +293,12 @@ def parse_export(source) -> dict:
             raise InputError(f"unknown line type {kind!r}", line=n, field="type")
     if header is None:
         raise InputError("the file is empty", fix="import a file written by `kgmem export`")
-    for what, items, key in (("memory", mems, "id"), ("entity", ents, "key"), ("tombstone", tombs, "id"),
-                             ("run", runs, "id")):
+    for what, items, key in (
+        ("memory", mems, "id"),
+        ("entity", ents, "key"),
+        ("tombstone", tombs, "id"),
+        ("run", runs, "id"),
+    ):
         seen: set[str] = set()
         for it in items:
             if it[key] in seen:
@@ -268,35 +337,46 @@ def import_jsonl(store: Store, embedder: Embedder, tenant: str, source) -> dict:
     data = parse_export(source)
     present = store.read("lifecycle/tenant_nodes", tenant=tenant)[0]
     if any(present.values()):
-        raise InputError(f"tenant '{tenant}' is not empty ({present['memories']} memories, {present['entities']} "
-                         f"entities, {present['tombstones']} tombstones, {present['runs']} runs)",
-                         fix="import into a new tenant (--tenant NAME) or delete this one first")
+        raise InputError(
+            f"tenant '{tenant}' is not empty ({present['memories']} memories, {present['entities']} "
+            f"entities, {present['tombstones']} tombstones, {present['runs']} runs)",
+            fix="import into a new tenant (--tenant NAME) or delete this one first",
+        )
     mems = data["memories"]
     source_tenant = data["header"].get("tenant")
     rekeyed = _rekey_slots(mems, source_tenant, tenant) if source_tenant and source_tenant != tenant else 0
     texts = list(dict.fromkeys(m["props"]["text"] for m in mems))
     vectors = {}
     for i in range(0, len(texts), 1024):
-        chunk = texts[i:i + 1024]
+        chunk = texts[i : i + 1024]
         vectors.update(zip(chunk, embedder.encode(chunk)))
-    mem_rows = [{"id": m["id"], "labels": m["labels"], "props": m["props"],
-                 "embedding": vectors[m["props"]["text"]].tolist()} for m in mems]
+    mem_rows = [
+        {"id": m["id"], "labels": m["labels"], "props": m["props"], "embedding": vectors[m["props"]["text"]].tolist()}
+        for m in mems
+    ]
     edge_rows = [{k: e[k] for k in ("type", "from_kind", "from", "to_kind", "to", "props")} for e in data["edges"]]
 
     def work(tx: Tx) -> dict:
         out = {"memories": 0, "entities": 0, "edges": 0, "tombstones": 0, "runs": 0}
         for i in range(0, len(mem_rows), _BATCH):
-            out["memories"] += tx.run("lifecycle/import_memories", tenant=tenant, embedding_model=embedder.model_id,
-                                      rows=mem_rows[i:i + _BATCH])[0]["written"]
+            out["memories"] += tx.run(
+                "lifecycle/import_memories",
+                tenant=tenant,
+                embedding_model=embedder.model_id,
+                rows=mem_rows[i : i + _BATCH],
+            )[0]["written"]
         for i in range(0, len(data["entities"]), _BATCH * 4):
-            out["entities"] += tx.run("lifecycle/import_entities", tenant=tenant,
-                                      rows=data["entities"][i:i + _BATCH * 4])[0]["written"]
+            out["entities"] += tx.run(
+                "lifecycle/import_entities", tenant=tenant, rows=data["entities"][i : i + _BATCH * 4]
+            )[0]["written"]
         for i in range(0, len(edge_rows), _BATCH * 4):
-            out["edges"] += tx.run("lifecycle/import_edges", tenant=tenant,
-                                   rows=edge_rows[i:i + _BATCH * 4])[0]["created"]
+            out["edges"] += tx.run("lifecycle/import_edges", tenant=tenant, rows=edge_rows[i : i + _BATCH * 4])[0][
+                "created"
+            ]
         if data["tombstones"]:
-            out["tombstones"] = tx.run("lifecycle/import_tombstones", tenant=tenant,
-                                       rows=data["tombstones"])[0]["written"]
+            out["tombstones"] = tx.run("lifecycle/import_tombstones", tenant=tenant, rows=data["tombstones"])[0][
+                "written"
+            ]
         if data["runs"]:
             out["runs"] = tx.run("lifecycle/import_runs", tenant=tenant, rows=data["runs"])[0]["written"]
         if out["edges"] != len(edge_rows):  # cannot happen after parse_export's checks; never half-import
@@ -305,5 +385,10 @@ def import_jsonl(store: Store, embedder: Embedder, tenant: str, source) -> dict:
 
     done = store.write_tx(work)
     done["context"] = context.rebuild(store, tenant)  # derived, not in the file
-    return {"tenant": tenant, "source_tenant": source_tenant, **done, "slots_rekeyed": rekeyed,
-            "embedding_model": embedder.model_id}
+    return {
+        "tenant": tenant,
+        "source_tenant": source_tenant,
+        **done,
+        "slots_rekeyed": rekeyed,
+        "embedding_model": embedder.model_id,
+    }

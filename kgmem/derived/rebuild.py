@@ -44,8 +44,12 @@ from . import causal, context
 from . import consolidate as cons
 
 FORMAT = "kgmem-manifest/v1"
-TRANSFORMS = {"compiler": COMPILER_TRANSFORM, "causal": causal.TRANSFORM_VERSION,
-              "summary": cons.TRANSFORM_SUMMARY, "merge": cons.TRANSFORM_MERGE}
+TRANSFORMS = {
+    "compiler": COMPILER_TRANSFORM,
+    "causal": causal.TRANSFORM_VERSION,
+    "summary": cons.TRANSFORM_SUMMARY,
+    "merge": cons.TRANSFORM_MERGE,
+}
 COMPARED = ("model", "transforms", "counts", "sources", "derived")
 
 
@@ -94,16 +98,22 @@ def manifest(store: Store, tenant: str, model_id: str) -> dict:
             "tombstones": sorted(t["id"] for t in tombstones),
         },
         "derived": {
-            "embeddings": {"models": dict(sorted(Counter(m["embedding_model"] for m in mems).items())),
-                           "missing": sorted(m["id"] for m in mems if not m["embedded"])},
-            "compiled_facts": sorted([m["id"], m["content_key"], m["transform"], m["sources"]]
-                                     for m in by_origin.get("compiled", [])),
-            "consolidated": sorted([m["id"], m["content_key"], m["transform"], m["kind"], m["sources"]]
-                                   for m in by_origin.get("consolidated", [])),
+            "embeddings": {
+                "models": dict(sorted(Counter(m["embedding_model"] for m in mems).items())),
+                "missing": sorted(m["id"] for m in mems if not m["embedded"]),
+            },
+            "compiled_facts": sorted(
+                [m["id"], m["content_key"], m["transform"], m["sources"]] for m in by_origin.get("compiled", [])
+            ),
+            "consolidated": sorted(
+                [m["id"], m["content_key"], m["transform"], m["kind"], m["sources"]]
+                for m in by_origin.get("consolidated", [])
+            ),
             "merged_into": sorted([m["id"], m["merged_into"]] for m in mems if m["merged_into"]),
             "slot_chains": dict(sorted(chains.items())),
-            "episode_validity": sorted([m["id"], iso(m["valid_to"])] for m in mems
-                                       if m["kind"] == "episode" and m["valid_to"] is not None),
+            "episode_validity": sorted(
+                [m["id"], iso(m["valid_to"])] for m in mems if m["kind"] == "episode" and m["valid_to"] is not None
+            ),
             "supersedes": sorted(pairs["supersedes"]),
             "next": sorted(pairs["next"]),
             "inferred_causes": sorted(pairs["inferred_causes"]),
@@ -145,9 +155,20 @@ def _records(store: Store, tenant: str) -> list[dict]:
 
 
 def _record(r: dict, tenant: str) -> Record:
-    return Record(id=r["id"], text=r["text"], at=r["at"], at_given=True, kind=r["kind"], tenant=tenant,
-                  content_key=r["content_key"], entities=(), source=r["source"], confidence=r["confidence"],
-                  user=r["user"], retention=r["retention"])
+    return Record(
+        id=r["id"],
+        text=r["text"],
+        at=r["at"],
+        at_given=True,
+        kind=r["kind"],
+        tenant=tenant,
+        content_key=r["content_key"],
+        entities=(),
+        source=r["source"],
+        confidence=r["confidence"],
+        user=r["user"],
+        retention=r["retention"],
+    )
 
 
 def compiled_rows(records: list[dict], tenant: str, vocabulary: Vocabulary, embedder: Embedder) -> list:
@@ -164,8 +185,13 @@ def compiled_rows(records: list[dict], tenant: str, vocabulary: Vocabulary, embe
     return rows
 
 
-def rebuild(store: Store, embedder: Embedder, vocabulary: Vocabulary, tenant: str,
-            manifest_path: str | os.PathLike | None = None) -> dict:
+def rebuild(
+    store: Store,
+    embedder: Embedder,
+    vocabulary: Vocabulary,
+    tenant: str,
+    manifest_path: str | os.PathLike | None = None,
+) -> dict:
     before = manifest(store, tenant, embedder.model_id)
     records = _records(store, tenant)
     recorded = {r["id"]: r["recorded_at"] for r in records}
@@ -173,7 +199,7 @@ def rebuild(store: Store, embedder: Embedder, vocabulary: Vocabulary, tenant: st
     texts = list(dict.fromkeys(r["text"] for r in records))
     vectors: dict[str, np.ndarray] = {}
     for i in range(0, len(texts), 1024):
-        chunk = texts[i:i + 1024]
+        chunk = texts[i : i + 1024]
         vectors.update(zip(chunk, embedder.encode(chunk)))
     drift = 0.0
     for r in records:
@@ -193,37 +219,45 @@ def rebuild(store: Store, embedder: Embedder, vocabulary: Vocabulary, tenant: st
 
     def work(tx: Tx) -> dict:
         out: dict[str, int] = {}
-        out["derived_removed"] = tx.run("lifecycle/drop_derived_memories", tenant=tenant,
-                                        origins=["compiled", "consolidated"])[0]["removed"]
+        out["derived_removed"] = tx.run(
+            "lifecycle/drop_derived_memories", tenant=tenant, origins=["compiled", "consolidated"]
+        )[0]["removed"]
         out["chain_edges_removed"] = tx.run("lifecycle/drop_chains", tenant=tenant)[0]["removed"]
         out["inferred_removed"] = tx.run("derived/drop_inferred_causes", tenant=tenant, ids=None)[0]["removed"]
         emb = [{"id": r["id"], "embedding": vectors[r["text"]].tolist()} for r in records]
         out["embedded"] = 0
         for i in range(0, len(emb), 500):
-            out["embedded"] += tx.run("lifecycle/set_embeddings", tenant=tenant, embedding_model=embedder.model_id,
-                                      rows=emb[i:i + 500])[0]["embedded"]
+            out["embedded"] += tx.run(
+                "lifecycle/set_embeddings", tenant=tenant, embedding_model=embedder.model_id, rows=emb[i : i + 500]
+            )[0]["embedded"]
         out["compiled"] = 0
         for when, rows in sorted(by_time.items()):
             for i in range(0, len(rows), 500):
-                part = rows[i:i + 500]
-                out["compiled"] += tx.run("ingest/write_memories", tenant=tenant, recorded_at=when,
-                                          embedding_model=embedder.model_id,
-                                          rows=[r.cypher_row(vectors[r.text].tolist()) for r in part])[0]["written"]
+                part = rows[i : i + 500]
+                out["compiled"] += tx.run(
+                    "ingest/write_memories",
+                    tenant=tenant,
+                    recorded_at=when,
+                    embedding_model=embedder.model_id,
+                    rows=[r.cypher_row(vectors[r.text].tolist()) for r in part],
+                )[0]["written"]
         links = [{"id": r.id, "source": r.derived_from, "transform": r.transform} for r in compiled]
         mentions = [{"id": r.id, "key": k} for r in compiled for k, _, _ in r.entities]
         for i in range(0, len(links), 2000):
-            tx.run("ingest/link_derived", tenant=tenant, links=links[i:i + 2000])
+            tx.run("ingest/link_derived", tenant=tenant, links=links[i : i + 2000])
         for i in range(0, len(mentions), 2000):
-            tx.run("lifecycle/link_mentions", tenant=tenant, links=mentions[i:i + 2000])
+            tx.run("lifecycle/link_mentions", tenant=tenant, links=mentions[i : i + 2000])
         slots = [r["slot"] for r in tx.run("lifecycle/slots", tenant=tenant)]
         out["superseded"] = 0
         for i in range(0, len(slots), 2000):
-            out["superseded"] += tx.run("ingest/relink_slots", tenant=tenant,
-                                        slots=slots[i:i + 2000])[0]["superseded"] or 0
+            out["superseded"] += (
+                tx.run("ingest/relink_slots", tenant=tenant, slots=slots[i : i + 2000])[0]["superseded"] or 0
+            )
         tx.run("lifecycle/refresh_validity", tenant=tenant, ids=None)
         streams = tx.run("lifecycle/streams", tenant=tenant)
-        out["next"] = tx.run("ingest/relink_streams", tenant=tenant, streams=streams)[0]["next_created"] or 0 \
-            if streams else 0
+        out["next"] = (
+            tx.run("ingest/relink_streams", tenant=tenant, streams=streams)[0]["next_created"] or 0 if streams else 0
+        )
         out["entities_removed"] = tx.run("lifecycle/delete_orphan_entities", tenant=tenant, keys=None)[0]["removed"]
         return out
 
@@ -242,15 +276,36 @@ def rebuild(store: Store, embedder: Embedder, vocabulary: Vocabulary, tenant: st
 
     after = manifest(store, tenant, embedder.model_id)
     diffs = compare(before, after)
-    out = {"tenant": tenant, "identical": not diffs, "differences": diffs, "before_digest": before["digest"],
-           "after_digest": after["digest"], "counts": done, "embedding_max_drift": round(drift, 8),
-           "model": embedder.model_id, "manifest_path": None}
+    out = {
+        "tenant": tenant,
+        "identical": not diffs,
+        "differences": diffs,
+        "before_digest": before["digest"],
+        "after_digest": after["digest"],
+        "counts": done,
+        "embedding_max_drift": round(drift, 8),
+        "model": embedder.model_id,
+        "manifest_path": None,
+    }
     if manifest_path is not None:
         path = Path(manifest_path)
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps({"before": before, "after": after, "identical": not diffs, "differences": diffs,
-                                   "embedding_max_drift": out["embedding_max_drift"]},
-                                  ensure_ascii=False, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+        tmp.write_text(
+            json.dumps(
+                {
+                    "before": before,
+                    "after": after,
+                    "identical": not diffs,
+                    "differences": diffs,
+                    "embedding_max_drift": out["embedding_max_drift"],
+                },
+                ensure_ascii=False,
+                sort_keys=True,
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
         os.replace(tmp, path)
         out["manifest_path"] = str(path)
     return out

@@ -56,8 +56,11 @@ def _overrides(spec: str | Mapping | None) -> dict[str, dt.timedelta | None]:
     """The classes a mapping or a 'class=duration,...' string names, with their TTLs."""
     if not spec:
         return {}
-    items = spec.items() if isinstance(spec, Mapping) else (
-        part.split("=", 1) if "=" in part else (part, None) for part in str(spec).split(",") if part.strip())
+    items = (
+        spec.items()
+        if isinstance(spec, Mapping)
+        else (part.split("=", 1) if "=" in part else (part, None) for part in str(spec).split(",") if part.strip())
+    )
     out: dict[str, dt.timedelta | None] = {}
     for cls, value in items:
         cls = str(cls).strip()
@@ -79,26 +82,44 @@ def expired(store: Store, tenant: str, now: dt.datetime, ttls: Mapping[str, dt.t
     if not cutoffs:
         return []
     rows = store.read("lifecycle/expired", tenant=tenant, cutoffs=cutoffs)
-    return [{"id": r["id"], "retention": r["retention"], "kind": r["kind"], "recorded_at": r["recorded_at"],
-             "expired_at": r["recorded_at"] + ttls[r["retention"]]} for r in rows]
+    return [
+        {
+            "id": r["id"],
+            "retention": r["retention"],
+            "kind": r["kind"],
+            "recorded_at": r["recorded_at"],
+            "expired_at": r["recorded_at"] + ttls[r["retention"]],
+        }
+        for r in rows
+    ]
 
 
-def gc(store: Store, embedder: Embedder, tenant: str, *, now: dt.datetime | None = None,
-       ttls: str | Mapping | None = None, dry_run: bool = False) -> dict:
+def gc(
+    store: Store,
+    embedder: Embedder,
+    tenant: str,
+    *,
+    now: dt.datetime | None = None,
+    ttls: str | Mapping | None = None,
+    dry_run: bool = False,
+) -> dict:
     """Forget every expired record (``dry_run``: only list them)."""
-    now = (now or dt.datetime.now(dt.timezone.utc))
+    now = now or dt.datetime.now(dt.timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=dt.timezone.utc)
     table = configured_ttls(ttls)
     found = expired(store, tenant, now, table)
-    out = {"dry_run": dry_run, "now": now,
-           "ttls": {k: (None if v is None else v.total_seconds()) for k, v in table.items()},
-           "expired": found, "count": len(found)}
+    out = {
+        "dry_run": dry_run,
+        "now": now,
+        "ttls": {k: (None if v is None else v.total_seconds()) for k, v in table.items()},
+        "expired": found,
+        "count": len(found),
+    }
     if dry_run or not found:
         out["forgotten"] = []
         return out
-    report = forget_ids(store, embedder, tenant, [r["id"] for r in found], reason="expired", now=now,
-                        missing_ok=True)
+    report = forget_ids(store, embedder, tenant, [r["id"] for r in found], reason="expired", now=now, missing_ok=True)
     out["forgotten"] = report["forgotten"]
     out["report"] = report
     return out

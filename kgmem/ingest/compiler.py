@@ -57,9 +57,16 @@ class CompiledFact:
     predicate_status: str = "canonical"  # canonical | alias | nearest | new (see PredicateMatch)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"subject": self.subject, "predicate": self.predicate, "object": self.object,
-                "polarity": self.polarity, "confidence": self.confidence, "pattern": self.pattern,
-                "span": list(self.span), "predicate_status": self.predicate_status}
+        return {
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "polarity": self.polarity,
+            "confidence": self.confidence,
+            "pattern": self.pattern,
+            "span": list(self.span),
+            "predicate_status": self.predicate_status,
+        }
 
 
 # --------------------------------------------------------------------------- segmentation
@@ -94,11 +101,11 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 def _is_abbreviation(text: str, start: int, m: re.Match[str]) -> bool:
     """True if the period ending at ``m`` belongs to an abbreviation and does not end the sentence."""
-    before = text[start:m.start()].rsplit(None, 1)
+    before = text[start : m.start()].rsplit(None, 1)
     word = before[-1].casefold().rstrip(".") if before else ""
     if word in _TITLES:
         return True
-    following = text[m.end():].lstrip()[:1]
+    following = text[m.end() :].lstrip()[:1]
     return word in _ABBREVIATIONS and not following.isupper()
 
 
@@ -160,7 +167,7 @@ def _skip_sentence(sentence: str) -> bool:
     if any(_is_hypothetical_marker(m) for m in _HYPOTHETICAL.finditer(sentence)):
         return True
     for m in _REPORTING.finditer(sentence):
-        if not _SELF_REPORT.search(sentence[:m.start()]):
+        if not _SELF_REPORT.search(sentence[: m.start()]):
             return True
     return False
 
@@ -181,7 +188,7 @@ def _strip_discourse(clause: str) -> tuple[int, str]:
     m = _DISCOURSE.match(clause)
     if not m or m.end() == len(clause):
         return 0, clause
-    return m.end(), clause[m.end():]
+    return m.end(), clause[m.end() :]
 
 
 # --------------------------------------------------------------------------- object cleanup
@@ -261,8 +268,9 @@ _VALIDATORS: dict[str, Callable[[str], bool]] = {
     "tumor_size": lambda o: _DIGITS.search(o) is not None,
     "weight": lambda o: _DIGITS.search(o) is not None,
     "height": lambda o: _DIGITS.search(o) is not None,
-    "blood_type": lambda o: re.match(r"^(?:ab|a|b|o)\s*(?:[+-]|\s+(?:positive|negative|pos|neg))?$", o,
-                                     re.IGNORECASE) is not None,
+    "blood_type": lambda o: (
+        re.match(r"^(?:ab|a|b|o)\s*(?:[+-]|\s+(?:positive|negative|pos|neg))?$", o, re.IGNORECASE) is not None
+    ),
 }
 # Multi-valued predicates whose objects are lists of short nouns: "peanuts and shellfish" is two values.
 _LIST_PREDICATES = frozenset({"allergy", "language", "pet", "hobby", "skill", "medication", "symptom", "child"})
@@ -274,6 +282,7 @@ _EMPLOYER_NON_ORGS = frozenset(
 
 
 # --------------------------------------------------------------------------- rules
+
 
 @dataclass(frozen=True)
 class _Candidate:
@@ -292,20 +301,38 @@ class _Candidate:
 
 @dataclass(frozen=True)
 class _Ctx:
-    text: str     # the whole (apostrophe-unified) text
-    base: int     # absolute offset of the clause body the rule matched
-    user: str     # key of the first-person subject
+    text: str  # the whole (apostrophe-unified) text
+    base: int  # absolute offset of the clause body the rule matched
+    user: str  # key of the first-person subject
     vocabulary: Vocabulary
     embed: EmbedFn | None
 
     def abs(self, m: re.Match[str], group: str | int) -> tuple[int, int]:
         return self.base + m.start(group), self.base + m.end(group)
 
-    def candidate(self, m: re.Match[str], subject: str, predicate: str, *, group: str = "obj",
-                  polarity: bool = True, confidence: float = CONF_FIRST_PERSON, pattern: str,
-                  split: bool = False) -> _Candidate:
-        return _Candidate(subject, predicate, self.abs(m, group), polarity, confidence, pattern,
-                          self.base + m.start(), self.base + m.end(), split)
+    def candidate(
+        self,
+        m: re.Match[str],
+        subject: str,
+        predicate: str,
+        *,
+        group: str = "obj",
+        polarity: bool = True,
+        confidence: float = CONF_FIRST_PERSON,
+        pattern: str,
+        split: bool = False,
+    ) -> _Candidate:
+        return _Candidate(
+            subject,
+            predicate,
+            self.abs(m, group),
+            polarity,
+            confidence,
+            pattern,
+            self.base + m.start(),
+            self.base + m.end(),
+            split,
+        )
 
 
 Builder = Callable[[re.Match[str], _Ctx], list[_Candidate]]
@@ -334,34 +361,46 @@ def _neg(m: re.Match[str]) -> bool:
     return not (m.groupdict().get("neg") or "").strip()
 
 
-_ADV = r"(?:(?:really|also|still|do|totally|absolutely|actually|now|just|genuinely|truly|definitely|kinda|" \
-       r"quite|especially|particularly|honestly|do\s+really|really\s+do)\s+)*"
+_ADV = (
+    r"(?:(?:really|also|still|do|totally|absolutely|actually|now|just|genuinely|truly|definitely|kinda|"
+    r"quite|especially|particularly|honestly|do\s+really|really\s+do)\s+)*"
+)
 _IM = r"i(?:'m|\s+am)"
 
 
 # -- likes / dislikes (dislikes are likes with polarity false) -------------------------------------
+
 
 @_rule("likes_stopped", r"^i(?:'ve|\s+have)?\s+(?:stopped|quit|gave\s+up)\s+(?:liking|loving|enjoying)\s+(?P<obj>.+)$")
 def _likes_stopped(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "likes", polarity=False, pattern="likes_stopped", split=True)]
 
 
-@_rule("likes_negated", rf"""^i\s+{_ADV}(?:don't|do\s+not|dont|no\s+longer|never)\s+
+@_rule(
+    "likes_negated",
+    rf"""^i\s+{_ADV}(?:don't|do\s+not|dont|no\s+longer|never)\s+
         (?:really\s+|much\s+|particularly\s+|even\s+|actually\s+)?
-        (?:like|love|enjoy|care\s+for|fancy)\s+(?P<obj>.+)$""")
+        (?:like|love|enjoy|care\s+for|fancy)\s+(?P<obj>.+)$""",
+)
 def _likes_negated(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "likes", polarity=False, pattern="likes_negated", split=True)]
 
 
-@_rule("dislikes", rf"""^i\s+{_ADV}(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|
-        can\s+not\s+stand)\s+(?P<obj>.+)$""")
+@_rule(
+    "dislikes",
+    rf"""^i\s+{_ADV}(?:hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|
+        can\s+not\s+stand)\s+(?P<obj>.+)$""",
+)
 def _dislikes(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "likes", polarity=False, pattern="dislikes", split=True)]
 
 
-@_rule("not_a_fan", rf"""^{_IM}\s+(?:really\s+|just\s+|honestly\s+)?(?:not|no\s+longer)\s+
+@_rule(
+    "not_a_fan",
+    rf"""^{_IM}\s+(?:really\s+|just\s+|honestly\s+)?(?:not|no\s+longer)\s+
         (?:a\s+|really\s+a\s+|much\s+of\s+a\s+|the\s+biggest\s+|a\s+big\s+|a\s+huge\s+)?
-        (?:fan\s+of|into|keen\s+on|fond\s+of)\s+(?P<obj>.+)$""")
+        (?:fan\s+of|into|keen\s+on|fond\s+of)\s+(?P<obj>.+)$""",
+)
 def _not_a_fan(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "likes", polarity=False, pattern="not_a_fan", split=True)]
 
@@ -371,37 +410,53 @@ def _likes(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "likes", pattern="likes", split=True)]
 
 
-@_rule("fan_of", rf"""^{_IM}\s+(?:also\s+|still\s+|now\s+|really\s+|totally\s+)?
+@_rule(
+    "fan_of",
+    rf"""^{_IM}\s+(?:also\s+|still\s+|now\s+|really\s+|totally\s+)?
         (?:a\s+(?:big\s+|huge\s+|massive\s+)?fan\s+of|into|fond\s+of|keen\s+on|obsessed\s+with|crazy\s+about|
-        passionate\s+about)\s+(?P<obj>.+)$""")
+        passionate\s+about)\s+(?P<obj>.+)$""",
+)
 def _fan_of(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "likes", pattern="fan_of", split=True)]
 
 
 # -- where the user lives ---------------------------------------------------------------------------
 
-@_rule("lives_in_negated", rf"""^(?:i\s+(?:don't|do\s+not|no\s+longer)\s+live|
-        {_IM}\s+no\s+longer\s+(?:living|based))\s+(?:in|at)\s+(?P<obj>.+)$""")
+
+@_rule(
+    "lives_in_negated",
+    rf"""^(?:i\s+(?:don't|do\s+not|no\s+longer)\s+live|
+        {_IM}\s+no\s+longer\s+(?:living|based))\s+(?:in|at)\s+(?P<obj>.+)$""",
+)
 def _lives_in_negated(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "lives_in", polarity=False, pattern="lives_in_negated")]
 
 
-@_rule("lives_in", r"""^(?P<who>i|we)(?:'ve\s+|\s+have\s+|\s+)(?:(?:now|currently|still|actually|also|always)\s+)*
+@_rule(
+    "lives_in",
+    r"""^(?P<who>i|we)(?:'ve\s+|\s+have\s+|\s+)(?:(?:now|currently|still|actually|also|always)\s+)*
         (?:live|reside|lived|resided|been\s+living)
-        \s+(?:now\s+)?(?:in|at)\s+(?P<obj>.+)$""")
+        \s+(?:now\s+)?(?:in|at)\s+(?P<obj>.+)$""",
+)
 def _lives_in(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     conf = CONF_FIRST_PERSON if m.group("who").lower() == "i" else CONF_LOOSE
     return [c.candidate(m, c.user, "lives_in", confidence=conf, pattern="lives_in")]
 
 
-@_rule("living_in", rf"""^{_IM}\s+(?:now\s+|currently\s+|still\s+)?(?:living|based|residing|located)
-        \s+(?:now\s+)?(?:in|at)\s+(?P<obj>.+)$""")
+@_rule(
+    "living_in",
+    rf"""^{_IM}\s+(?:now\s+|currently\s+|still\s+)?(?:living|based|residing|located)
+        \s+(?:now\s+)?(?:in|at)\s+(?P<obj>.+)$""",
+)
 def _living_in(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "lives_in", pattern="living_in")]
 
 
-@_rule("moved_to", r"""^(?P<who>i|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|now\s+|since\s+|
-        also\s+|officially\s+)?(?:moved|relocated)\s+(?:back\s+|over\s+|house\s+|away\s+)?(?:to|into)\s+(?P<obj>.+)$""")
+@_rule(
+    "moved_to",
+    r"""^(?P<who>i|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|now\s+|since\s+|
+        also\s+|officially\s+)?(?:moved|relocated)\s+(?:back\s+|over\s+|house\s+|away\s+)?(?:to|into)\s+(?P<obj>.+)$""",
+)
 def _moved_to(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     conf = CONF_FIRST_PERSON if m.group("who").lower() == "i" else CONF_LOOSE
     return [c.candidate(m, c.user, "lives_in", confidence=conf, pattern="moved_to")]
@@ -414,8 +469,12 @@ def _from_place(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
 
 # -- work -------------------------------------------------------------------------------------------
 
-@_rule("work_as", rf"""^(?:i\s+(?:now\s+|currently\s+|still\s+|also\s+)?work|{_IM}\s+(?:now\s+|currently\s+)?
-        working)\s+as\s+(?:an?\s+)?(?P<obj>.+?)(?:\s+(?:at|for)\s+(?P<org>.+))?$""")
+
+@_rule(
+    "work_as",
+    rf"""^(?:i\s+(?:now\s+|currently\s+|still\s+|also\s+)?work|{_IM}\s+(?:now\s+|currently\s+)?
+        working)\s+as\s+(?:an?\s+)?(?P<obj>.+?)(?:\s+(?:at|for)\s+(?P<org>.+))?$""",
+)
 def _work_as(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     out = [c.candidate(m, c.user, "job_title", pattern="work_as")]
     if m.group("org"):
@@ -423,86 +482,129 @@ def _work_as(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return out
 
 
-@_rule("works_with", rf"""^(?:i\s+(?:now\s+|currently\s+|still\s+|also\s+)?work|{_IM}\s+(?:now\s+|currently\s+)?
-        working)\s+(?:closely\s+)?(?:with|alongside)\s+(?P<obj>.+)$""")
+@_rule(
+    "works_with",
+    rf"""^(?:i\s+(?:now\s+|currently\s+|still\s+|also\s+)?work|{_IM}\s+(?:now\s+|currently\s+)?
+        working)\s+(?:closely\s+)?(?:with|alongside)\s+(?P<obj>.+)$""",
+)
 def _works_with(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "works_with", pattern="works_with", split=True)]
 
 
-@_rule("works_at_negated", rf"""^(?:i\s+(?:no\s+longer|don't|do\s+not)\s+work|{_IM}\s+no\s+longer\s+
-        (?:working|employed))\s+(?:at|for|by)\s+(?P<obj>.+)$""")
+@_rule(
+    "works_at_negated",
+    rf"""^(?:i\s+(?:no\s+longer|don't|do\s+not)\s+work|{_IM}\s+no\s+longer\s+
+        (?:working|employed))\s+(?:at|for|by)\s+(?P<obj>.+)$""",
+)
 def _works_at_negated(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "employer", polarity=False, pattern="works_at_negated")]
 
 
-@_rule("left_job", r"""^i(?:'ve|\s+have)?\s+(?:just\s+)?(?:left|quit)\s+my\s+(?:job|position|role)
-        \s+(?:at|with)\s+(?P<obj>.+)$""")
+@_rule(
+    "left_job",
+    r"""^i(?:'ve|\s+have)?\s+(?:just\s+)?(?:left|quit)\s+my\s+(?:job|position|role)
+        \s+(?:at|with)\s+(?P<obj>.+)$""",
+)
 def _left_job(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "employer", polarity=False, confidence=CONF_LOOSE, pattern="left_job")]
 
 
-@_rule("works_at", rf"""^(?:i\s+(?:now\s+|currently\s+|still\s+|also\s+)?work|{_IM}\s+(?:now\s+|currently\s+|still\s+)?
-        (?:working|employed))\s+(?:at|for|by)\s+(?P<obj>.+)$""")
+@_rule(
+    "works_at",
+    rf"""^(?:i\s+(?:now\s+|currently\s+|still\s+|also\s+)?work|{_IM}\s+(?:now\s+|currently\s+|still\s+)?
+        (?:working|employed))\s+(?:at|for|by)\s+(?P<obj>.+)$""",
+)
 def _works_at(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "employer", pattern="works_at")]
 
 
-@_rule("started_at", r"""^i(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:started\s+(?:working\s+)?at|
+@_rule(
+    "started_at",
+    r"""^i(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:started\s+(?:working\s+)?at|
         started\s+(?:a\s+(?:new\s+)?job|working)\s+(?:at|for)|got\s+a\s+(?:new\s+)?job\s+(?:at|with)|
-        was\s+hired\s+by|got\s+hired\s+(?:at|by))\s+(?P<obj>.+)$""")
+        was\s+hired\s+by|got\s+hired\s+(?:at|by))\s+(?P<obj>.+)$""",
+)
 def _started_at(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "employer", confidence=CONF_LOOSE, pattern="started_at")]
 
 
 # -- personal facts -----------------------------------------------------------------------------------
 
+
 @_rule("born_in", r"^i\s+was\s+born\s+(?:and\s+raised\s+)?(?P<prep>in|at|on)\s+(?P<obj>.+)$")
 def _born_in(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     raw = m.group("obj")
-    date_like = re.fullmatch(rf"(?:\d{{4}}|(?:{_MONTHS})\b.*|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b.*|"
-                             r"[\d/.-]{6,10})[.!]?", raw, re.IGNORECASE)
+    date_like = re.fullmatch(
+        rf"(?:\d{{4}}|(?:{_MONTHS})\b.*|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b.*|"
+        r"[\d/.-]{6,10})[.!]?",
+        raw,
+        re.IGNORECASE,
+    )
     if m.group("prep").lower() == "on" or date_like:
         return [c.candidate(m, c.user, "birthday", pattern="born_in")]
     out = [c.candidate(m, c.user, "birth_place", pattern="born_in")]
     year = re.search(r"\s+in\s+(?P<year>\d{4})\b", raw)
     if year:
-        out.append(_Candidate(c.user, "birthday", (c.abs(m, "obj")[0] + year.start("year"),
-                                                   c.abs(m, "obj")[0] + year.end("year")),
-                              True, CONF_FIRST_PERSON, "born_in", c.base + m.start(), c.base + m.end()))
+        out.append(
+            _Candidate(
+                c.user,
+                "birthday",
+                (c.abs(m, "obj")[0] + year.start("year"), c.abs(m, "obj")[0] + year.end("year")),
+                True,
+                CONF_FIRST_PERSON,
+                "born_in",
+                c.base + m.start(),
+                c.base + m.end(),
+            )
+        )
     return out
 
 
 @_rule("call_me", r"^(?:please\s+)?(?:just\s+)?call\s+me\s+(?P<obj>(?-i:[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2}))\W*$")
 def _call_me(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
-    """ "(Actually,) call me Alicia" — the name the user wants to go by. """
+    """ "(Actually,) call me Alicia" — the name the user wants to go by."""
     return [c.candidate(m, c.user, "name", pattern="call_me")]
 
 
-@_rule("age", rf"""^(?:{_IM}\s+(?:now\s+)?|i\s+(?:just\s+)?turned\s+)(?P<obj>\d{{1,3}})
-        (?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\W*$""")
+@_rule(
+    "age",
+    rf"""^(?:{_IM}\s+(?:now\s+)?|i\s+(?:just\s+)?turned\s+)(?P<obj>\d{{1,3}})
+        (?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\W*$""",
+)
 def _age(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "age", pattern="age")]
 
 
-@_rule("allergic_to", rf"""^{_IM}\s+(?:also\s+|severely\s+|very\s+|mildly\s+|really\s+|now\s+|slightly\s+)*
-        (?P<neg>not\s+|no\s+longer\s+)?allergic\s+to\s+(?P<obj>.+)$""")
+@_rule(
+    "allergic_to",
+    rf"""^{_IM}\s+(?:also\s+|severely\s+|very\s+|mildly\s+|really\s+|now\s+|slightly\s+)*
+        (?P<neg>not\s+|no\s+longer\s+)?allergic\s+to\s+(?P<obj>.+)$""",
+)
 def _allergic_to(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, "allergy", polarity=_neg(m), pattern="allergic_to", split=True)]
 
 
-@_rule("has_allergy", r"""^i\s+(?:also\s+)?have\s+(?:an?\s+)?(?:(?:severe|mild|slight|serious|bad|strong|food)\s+)*
-        (?:(?P<pre>.+?)\s+allergy|allergy\s+to\s+(?P<post>.+))$""")
+@_rule(
+    "has_allergy",
+    r"""^i\s+(?:also\s+)?have\s+(?:an?\s+)?(?:(?:severe|mild|slight|serious|bad|strong|food)\s+)*
+        (?:(?P<pre>.+?)\s+allergy|allergy\s+to\s+(?P<post>.+))$""",
+)
 def _has_allergy(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     group = "pre" if m.group("pre") else "post"
     return [c.candidate(m, c.user, "allergy", group=group, pattern="has_allergy", split=True)]
 
 
-_DIETS = (r"vegan|vegetarian|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free|"
-          r"lactose[- ]intolerant|kosher|halal|carnivore|omnivore|raw\s+vegan|plant[- ]based")
+_DIETS = (
+    r"vegan|vegetarian|pescatarian|pescetarian|flexitarian|keto|paleo|gluten[- ]free|dairy[- ]free|"
+    r"lactose[- ]intolerant|kosher|halal|carnivore|omnivore|raw\s+vegan|plant[- ]based"
+)
 
 
-@_rule("diet", rf"""^{_IM}\s+(?:now\s+|also\s+|strictly\s+|fully\s+|still\s+|totally\s+)?(?P<neg>not\s+|no\s+longer\s+)?
-        (?:an?\s+)?(?:strict\s+)?(?P<obj>{_DIETS})\b(?P<rest>.*)$""")
+@_rule(
+    "diet",
+    rf"""^{_IM}\s+(?:now\s+|also\s+|strictly\s+|fully\s+|still\s+|totally\s+)?(?P<neg>not\s+|no\s+longer\s+)?
+        (?:an?\s+)?(?:strict\s+)?(?P<obj>{_DIETS})\b(?P<rest>.*)$""",
+)
 def _diet(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     if not _only_noise(m.group("rest")):
         return []
@@ -561,15 +663,15 @@ def _with_qualifier(m: re.Match[str], c: _Ctx) -> str:
     return m.group("pred")
 
 
-def _possessive(m: re.Match[str], c: _Ctx, subject: str, predicate: str, confidence: float,
-                pattern: str) -> list[_Candidate]:
+def _possessive(
+    m: re.Match[str], c: _Ctx, subject: str, predicate: str, confidence: float, pattern: str
+) -> list[_Candidate]:
     """Candidate for "<owner>'s <predicate> <verb> <object>" unless it talks about a past value."""
     if _PAST_QUALIFIER.match(predicate):
         return []
     if m.group("contr") and _STATEMENT_OBJECT.match(m.group("obj")):
         return []  # "my wife's name is Anna" is not (wife, "name is Anna")
-    return [c.candidate(m, subject, predicate, polarity=_neg(m), confidence=confidence, pattern=pattern,
-                        split=True)]
+    return [c.candidate(m, subject, predicate, polarity=_neg(m), confidence=confidence, pattern=pattern, split=True)]
 
 
 def _owned_subject(owner_phrase: str, c: _Ctx) -> str:
@@ -591,8 +693,11 @@ def _my_x_is(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return _possessive(m, c, c.user, _with_qualifier(m, c), CONF_FIRST_PERSON, "my_x_is")
 
 
-@_rule("their_x_is", rf"""^(?P<subj>(?:the\s+)?[\w][\w.&-]*(?:\s+[\w][\w.&-]*){{0,3}}?)'s
-        \s+{_QUALIFIER}{_PRED}{_VERB}\s+(?P<obj>.+)$""")
+@_rule(
+    "their_x_is",
+    rf"""^(?P<subj>(?:the\s+)?[\w][\w.&-]*(?:\s+[\w][\w.&-]*){{0,3}}?)'s
+        \s+{_QUALIFIER}{_PRED}{_VERB}\s+(?P<obj>.+)$""",
+)
 def _their_x_is(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     words = m.group("subj").split()
     if any(w.lower() in _SUBJECT_STOP for w in words):
@@ -618,8 +723,11 @@ def _y_of_x_is(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return _possessive(m, c, subject, _with_qualifier(m, c), CONF_THIRD_PERSON, "y_of_x_is")
 
 
-@_rule("x_is_my_y", rf"""^(?P<obj>[\w][\w.'&-]*(?:\s+[\w][\w.'&-]*){{0,4}}?)\s+is\s+(?:now\s+|still\s+)?
-        my\s+{_QUALIFIER}(?P<pred>[a-z][\w'-]*(?:\s+[\w'-]+){{0,3}})[\s.!,;]*$""")
+@_rule(
+    "x_is_my_y",
+    rf"""^(?P<obj>[\w][\w.'&-]*(?:\s+[\w][\w.'&-]*){{0,4}}?)\s+is\s+(?:now\s+|still\s+)?
+        my\s+{_QUALIFIER}(?P<pred>[a-z][\w'-]*(?:\s+[\w'-]+){{0,3}})[\s.!,;]*$""",
+)
 def _x_is_my_y(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     if m.group("obj").split()[0].lower() in _SUBJECT_STOP | _PRONOUNS:
         return []
@@ -630,8 +738,11 @@ def _x_is_my_y(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, c.user, pred, pattern="x_is_my_y")]
 
 
-@_rule("x_is_the_y_of_z", rf"""^(?P<obj>[A-Z][\w.'&-]*(?:\s+[A-Z][\w.'&-]*){{0,3}})\s+is\s+(?:now\s+|still\s+)?
-        the\s+{_QUALIFIER}{_PRED}\s+of\s+(?P<subj>.+)$""")
+@_rule(
+    "x_is_the_y_of_z",
+    rf"""^(?P<obj>[A-Z][\w.'&-]*(?:\s+[A-Z][\w.'&-]*){{0,3}})\s+is\s+(?:now\s+|still\s+)?
+        the\s+{_QUALIFIER}{_PRED}\s+of\s+(?P<subj>.+)$""",
+)
 def _x_is_the_y_of_z(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     if not m.group("obj")[0].isupper() or m.group("obj").split()[0].lower() in _SUBJECT_STOP | _PRONOUNS:
         return []
@@ -642,10 +753,13 @@ def _x_is_the_y_of_z(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     return [c.candidate(m, subject, _with_qualifier(m, c), confidence=CONF_LOOSE, pattern="x_is_the_y_of_z")]
 
 
-@_rule("x_costs", r"""^(?P<subj>(?:the\s+|a\s+|an\s+|my\s+)?[\w][\w.'&-]*(?:\s+[\w][\w.'&-]*){0,4}?)\s+
+@_rule(
+    "x_costs",
+    r"""^(?P<subj>(?:the\s+|a\s+|an\s+|my\s+)?[\w][\w.'&-]*(?:\s+[\w][\w.'&-]*){0,4}?)\s+
         (?:now\s+|currently\s+|only\s+|still\s+)?(?:costs|cost|is\s+priced\s+at|sells\s+for|retails\s+for|
         is\s+on\s+sale\s+for|goes\s+for|is\s+now\s+priced\s+at)\s+(?:now\s+|only\s+|just\s+|about\s+|around\s+)?
-        (?P<obj>.+)$""")
+        (?P<obj>.+)$""",
+)
 def _x_costs(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     subject_raw = m.group("subj")
     first = subject_raw.split()[0].lower()
@@ -656,6 +770,7 @@ def _x_costs(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
 
 
 # --------------------------------------------------------------------------- assembly
+
 
 def _split_values(raw: str, predicate: str, vocabulary: Vocabulary) -> list[tuple[int, int]]:
     """Offsets of the list items in a multi-valued object ("peanuts and shellfish" → two items)."""
@@ -682,19 +797,27 @@ def _finish(cand: _Candidate, ctx: _Ctx) -> Iterator[CompiledFact]:
         return
     polarity = cand.polarity != match.negated
     confidence = cand.confidence if match.known else min(cand.confidence, CONF_LOOSE)
-    raw = ctx.text[cand.obj[0]:cand.obj[1]]
+    raw = ctx.text[cand.obj[0] : cand.obj[1]]
     t_start, t_end = _trim_object(raw)
     trimmed = raw[t_start:t_end]
     pieces = _split_values(trimmed, match.name, ctx.vocabulary) if cand.split else [(0, len(trimmed))]
     for a, b in pieces:
         p_start, p_end = _trim_object(trimmed[a:b])
-        obj = normalize_object(trimmed[a + p_start:a + p_end])
+        obj = normalize_object(trimmed[a + p_start : a + p_end])
         if not _acceptable_object(obj) or not _VALIDATORS.get(match.name, _always)(obj):
             continue
         if match.name == "employer" and obj.casefold() in _EMPLOYER_NON_ORGS:
             continue
-        yield CompiledFact(cand.subject, match.name, obj, polarity, confidence, cand.pattern,
-                           _statement_span(ctx.text, cand), match.status)
+        yield CompiledFact(
+            cand.subject,
+            match.name,
+            obj,
+            polarity,
+            confidence,
+            cand.pattern,
+            _statement_span(ctx.text, cand),
+            match.status,
+        )
 
 
 def _statement_span(text: str, cand: _Candidate) -> tuple[int, int]:
@@ -721,8 +844,9 @@ def _clause_candidates(ctx_base: _Ctx, clause: str, start: int) -> list[_Candida
     return []
 
 
-def compile_facts(text: str, *, subject_default: str = "user", vocabulary: Vocabulary | None = None,
-                  embed: EmbedFn | None = None) -> list[CompiledFact]:
+def compile_facts(
+    text: str, *, subject_default: str = "user", vocabulary: Vocabulary | None = None, embed: EmbedFn | None = None
+) -> list[CompiledFact]:
     """Compile the facts stated in ``text`` (see the module docstring).
 
     ``subject_default`` is who "I"/"my" refers to; ``vocabulary`` defaults to :meth:`Vocabulary.default`;
@@ -730,8 +854,9 @@ def compile_facts(text: str, *, subject_default: str = "user", vocabulary: Vocab
     Facts come in text order; a fact repeated in the same text is returned once.
     """
     unified = text.replace("\u2019", "'").replace("\u2018", "'")
-    ctx = _Ctx(unified, 0, normalize_subject(subject_default, subject_default),
-               vocabulary or Vocabulary.default(), embed)
+    ctx = _Ctx(
+        unified, 0, normalize_subject(subject_default, subject_default), vocabulary or Vocabulary.default(), embed
+    )
     facts: list[CompiledFact] = []
     seen: set[tuple[str, str, str, bool]] = set()
     for s_start, s_end in split_sentences(unified):
@@ -745,4 +870,3 @@ def compile_facts(text: str, *, subject_default: str = "user", vocabulary: Vocab
                         seen.add(key)
                         facts.append(fact)
     return facts
-

@@ -60,8 +60,29 @@ _COMMON = frozenset(
     """.split()
 )
 # Lowercase words allowed inside a name between capitalised words ("Bank of America", "Bank of the West").
-_CONNECTORS = frozenset({"of", "de", "da", "del", "della", "der", "den", "van", "von", "du", "la", "le", "di",
-                         "&", "y", "al", "bin", "el", "the"})
+_CONNECTORS = frozenset(
+    {
+        "of",
+        "de",
+        "da",
+        "del",
+        "della",
+        "der",
+        "den",
+        "van",
+        "von",
+        "du",
+        "la",
+        "le",
+        "di",
+        "&",
+        "y",
+        "al",
+        "bin",
+        "el",
+        "the",
+    }
+)
 _MAX_CONNECTORS = 2
 _MAX_NAME_WORDS = 8
 _OPENERS = "\"'`\u201c\u2018([{<"
@@ -120,8 +141,12 @@ class _Word:
     @cached_property
     def capitalised(self) -> bool:
         core = self.core
-        return bool(core) and any(ch.isalpha() for ch in core) and (
-            core[0].isupper() or re.match(r"^[a-z]+[A-Z]", core) is not None  # "iPhone", "eBay"
+        return (
+            bool(core)
+            and any(ch.isalpha() for ch in core)
+            and (
+                core[0].isupper() or re.match(r"^[a-z]+[A-Z]", core) is not None  # "iPhone", "eBay"
+            )
         )
 
     @cached_property
@@ -136,6 +161,7 @@ class _Word:
 
 
 # --------------------------------------------------------------------------- extractors
+
 
 class KnownNames:
     """Known entity spellings, indexed once: alias key -> canonical name, and the longest alias in words.
@@ -177,7 +203,7 @@ def _known_mentions(text: str, known: KnownNames) -> Iterator[_Mention]:
     i = 0
     while i < len(tokens):
         for n in range(min(longest, len(tokens) - i), 0, -1):
-            name = forms.get(" ".join(k for k in keys[i:i + n] if k))
+            name = forms.get(" ".join(k for k in keys[i : i + n] if k))
             if name is not None and keys[i] and keys[i + n - 1]:
                 start, end = _core_bounds(tokens[i]), _core_bounds(tokens[i + n - 1])
                 yield _Mention(start[0], end[1], name, known=True)
@@ -202,8 +228,8 @@ def _core_bounds(m: re.Match[str]) -> tuple[int, int]:
 class _Evidence:
     """What the rest of the text says about a word that is capitalised only at a sentence start."""
 
-    lowercase: frozenset[str]      # words seen in lowercase ("deploy")
-    capitalised: frozenset[str]    # casefolded words seen capitalised *inside* a sentence ("acme")
+    lowercase: frozenset[str]  # words seen in lowercase ("deploy")
+    capitalised: frozenset[str]  # casefolded words seen capitalised *inside* a sentence ("acme")
 
     def common_word(self, word: str) -> bool:
         """A sentence-initial word is common if it is also written lowercase, or looks like a verb form
@@ -217,8 +243,9 @@ class _Evidence:
 
 def _evidence(text: str, words: list[_Word]) -> _Evidence:
     lowercase = {w.core for w in words if w.core and w.core.islower()}
-    capitalised = {w.core.casefold() for w in words
-                   if w.core and w.capitalised and not _sentence_initial(text, w.core_start)}
+    capitalised = {
+        w.core.casefold() for w in words if w.core and w.capitalised and not _sentence_initial(text, w.core_start)
+    }
     return _Evidence(frozenset(lowercase), frozenset(capitalised))
 
 
@@ -249,11 +276,15 @@ def _capitalised_run(words: list[_Word], i: int) -> list[_Word]:
             j += 1
             continue
         k = j
-        while (k < len(words) and k - j < _MAX_CONNECTORS and words[k].raw.casefold() in _CONNECTORS
-               and not words[k].closes_name):
+        while (
+            k < len(words)
+            and k - j < _MAX_CONNECTORS
+            and words[k].raw.casefold() in _CONNECTORS
+            and not words[k].closes_name
+        ):
             k += 1
         if j < k < len(words) and words[k].capitalised and words[j].raw.casefold() != "the":
-            run.extend(words[j:k + 1])
+            run.extend(words[j : k + 1])
             j = k + 1
             continue
         break
@@ -326,8 +357,10 @@ def _symbol_mentions(text: str) -> Iterator[_Mention]:
 
 # --------------------------------------------------------------------------- public API
 
-def extract_entities(text: str, *, known: Mapping[str, str] | KnownNames | None = None,
-                     limit: int = MAX_ENTITIES) -> list[str]:
+
+def extract_entities(
+    text: str, *, known: Mapping[str, str] | KnownNames | None = None, limit: int = MAX_ENTITIES
+) -> list[str]:
     """Entity names mentioned in ``text``, first-seen order, deduplicated by entity key, at most ``limit``.
 
     ``known`` maps alias keys (or any alias spelling) to canonical names; a known alias in the text is
@@ -370,4 +403,3 @@ def resolve(names: Iterable[str], known: Mapping[str, str] | None = None) -> lis
             seen.add(key)
             out.append((name, key))
     return out
-

@@ -58,8 +58,17 @@ def iter_source(source: Any) -> Iterator[tuple[int | None, Any]]:
 
 
 class Ingestor:
-    def __init__(self, store: Store, embedder: Embedder, vocabulary: Vocabulary, *, batch_size: int = DEFAULT_BATCH,
-                 compile_text: bool = True, force: bool = False, unchanged_ids: list[str] | None = None):
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        vocabulary: Vocabulary,
+        *,
+        batch_size: int = DEFAULT_BATCH,
+        compile_text: bool = True,
+        force: bool = False,
+        unchanged_ids: list[str] | None = None,
+    ):
         self.store = store
         self.embedder = embedder
         self.vocabulary = vocabulary
@@ -72,8 +81,9 @@ class Ingestor:
 
     # ------------------------------------------------------------------ phases
 
-    def run(self, source: Any, *, tenant: str, progress: Progress | None = None,
-            now: dt.datetime | None = None) -> IngestReport:
+    def run(
+        self, source: Any, *, tenant: str, progress: Progress | None = None, now: dt.datetime | None = None
+    ) -> IngestReport:
         report = IngestReport()
         recorded_at = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
         items: list[_Item] = []
@@ -106,8 +116,13 @@ class Ingestor:
                 if seen[rec.id] == rec.content_key:
                     report.unchanged += 1
                 else:
-                    report.errors.append({"line": it.line, "error": f"field 'id': id '{rec.id}' appears earlier in this input "
-                                          "with different content; give each memory its own id"})
+                    report.errors.append(
+                        {
+                            "line": it.line,
+                            "error": f"field 'id': id '{rec.id}' appears earlier in this input "
+                            "with different content; give each memory its own id",
+                        }
+                    )
                 continue
             seen[rec.id] = rec.content_key
             unique.append(it)
@@ -122,18 +137,26 @@ class Ingestor:
                 report.unchanged += 1
                 self.unchanged_ids.append(it.record.id)
             else:
-                report.errors.append({"line": it.line, "error": f"field 'id': id '{it.record.id}' already holds different "
-                                      "content (memories are append-only); give the new memory a new id"})
+                report.errors.append(
+                    {
+                        "line": it.line,
+                        "error": f"field 'id': id '{it.record.id}' already holds different "
+                        "content (memories are append-only); give the new memory a new id",
+                    }
+                )
         return fresh
 
     def _check_tombstones(self, tenant: str, items: list[_Item], report: IngestReport) -> list[_Item]:
         """A record forgotten on purpose stays forgotten unless ``force``; one that expired (gc) may return."""
         stones: dict[str, dict] = {}
         for i in range(0, len(items), 5000):
-            chunk = items[i:i + 5000]
-            for row in self.store.read("lifecycle/tombstones_for", tenant=tenant,
-                                       ids=[it.record.id for it in chunk],
-                                       content_keys=[it.record.content_key for it in chunk]):
+            chunk = items[i : i + 5000]
+            for row in self.store.read(
+                "lifecycle/tombstones_for",
+                tenant=tenant,
+                ids=[it.record.id for it in chunk],
+                content_keys=[it.record.content_key for it in chunk],
+            ):
                 stones.setdefault(row["id"], row)
                 stones.setdefault("ck:" + (row["content_key"] or ""), row)
         if not stones:
@@ -144,9 +167,15 @@ class Ingestor:
             if stone is None:
                 keep.append(it)
             elif stone["reason"] == "forget" and not self.force:
-                report.errors.append({"line": it.line, "error": (
-                    f"field 'id': id '{it.record.id}' was forgotten at {stone['forgotten_at']} and is not stored again "
-                    "(ingest with force=True, or --force, to bring it back)")})
+                report.errors.append(
+                    {
+                        "line": it.line,
+                        "error": (
+                            f"field 'id': id '{it.record.id}' was forgotten at {stone['forgotten_at']} and is not stored again "
+                            "(ingest with force=True, or --force, to bring it back)"
+                        ),
+                    }
+                )
             else:
                 keep.append(it)
                 revive.append(stone["id"])
@@ -157,7 +186,7 @@ class Ingestor:
     def _existing(self, tenant: str, ids: list[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for i in range(0, len(ids), 5000):
-            for row in self.store.read("ingest/existing_ids", tenant=tenant, ids=ids[i:i + 5000]):
+            for row in self.store.read("ingest/existing_ids", tenant=tenant, ids=ids[i : i + 5000]):
                 out[row["id"]] = row["content_key"]
         return out
 
@@ -173,9 +202,14 @@ class Ingestor:
             for it in ok:
                 unknown = [c for c in it.record.caused_by if c not in valid_ids and c not in in_store]
                 if unknown:
-                    report.errors.append({"line": it.line, "error": f"field 'caused_by': unknown id '{unknown[0]}' "
-                                          f"(not in tenant '{tenant}' nor elsewhere in this input); "
-                                          "ingest the cause first or fix the id"})
+                    report.errors.append(
+                        {
+                            "line": it.line,
+                            "error": f"field 'caused_by': unknown id '{unknown[0]}' "
+                            f"(not in tenant '{tenant}' nor elsewhere in this input); "
+                            "ingest the cause first or fix the id",
+                        }
+                    )
                     dropped = True
                 else:
                     keep.append(it)
@@ -185,14 +219,23 @@ class Ingestor:
 
     # ------------------------------------------------------------------ writing
 
-    def _write(self, tenant: str, items: list[_Item], report: IngestReport, recorded_at: dt.datetime,
-               progress: Progress | None, done: int, total: int) -> int:
+    def _write(
+        self,
+        tenant: str,
+        items: list[_Item],
+        report: IngestReport,
+        recorded_at: dt.datetime,
+        progress: Progress | None,
+        done: int,
+        total: int,
+    ) -> int:
         if not items:
             return done + 0
         known = [(r["key"], r["name"], r["aliases"]) for r in self.store.read("ingest/known_entities", tenant=tenant)]
-        preparer = Preparer(self.vocabulary, embed=self.embedder.encode, known_entities=known,
-                            compile_text=self.compile_text)
-        batches = [items[i:i + self.batch_size] for i in range(0, len(items), self.batch_size)]
+        preparer = Preparer(
+            self.vocabulary, embed=self.embedder.encode, known_entities=known, compile_text=self.compile_text
+        )
+        batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
         batch_of = {it.record.id: b for b, batch in enumerate(batches) for it in batch}
         deferred: list[dict] = []
 
@@ -200,8 +243,13 @@ class Ingestor:
             now_links: list[dict] = []
             for it in batch:
                 for cause in it.record.caused_by:
-                    link = {"effect": it.record.id, "cause": cause, "inferred": False, "confidence": 1.0,
-                            "source": "caused_by"}
+                    link = {
+                        "effect": it.record.id,
+                        "cause": cause,
+                        "inferred": False,
+                        "confidence": 1.0,
+                        "source": "caused_by",
+                    }
                     (deferred if batch_of.get(cause, -1) > b else now_links).append(link)
             return now_links
 
@@ -217,14 +265,24 @@ class Ingestor:
             return dict(zip(texts, self.embedder.encode(texts)))
 
         def write(rows, vectors, links) -> BatchResult:
-            return self.store.write_tx(lambda tx: write_batch(
-                tx, tenant=tenant, recorded_at=recorded_at, model_id=self.embedder.model_id, rows=rows,
-                vectors=vectors, causal_links=links))
+            return self.store.write_tx(
+                lambda tx: write_batch(
+                    tx,
+                    tenant=tenant,
+                    recorded_at=recorded_at,
+                    model_id=self.embedder.model_id,
+                    rows=rows,
+                    vectors=vectors,
+                    causal_links=links,
+                )
+            )
 
         # three stages overlap: normalising batch b+1 (a thread), embedding batch b (here; torch releases
         # the GIL) and writing batch b-1 (a thread, one transaction per batch, in order)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-prepare") as prep_pool, \
-                ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-writer") as write_pool:
+        with (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-prepare") as prep_pool,
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-writer") as write_pool,
+        ):
             next_prep = prep_pool.submit(prepare, 0)
             pending: tuple | None = None
             for b in range(len(batches)):
@@ -258,13 +316,30 @@ class Ingestor:
         return done
 
 
-def ingest(store: Store, source: Any, *, tenant: str, embedder: Embedder, vocabulary: Vocabulary,
-           batch_size: int = DEFAULT_BATCH, compile_text: bool = True, progress: Progress | None = None,
-           now: dt.datetime | None = None, force: bool = False,
-           unchanged_ids: list[str] | None = None) -> IngestReport:
+def ingest(
+    store: Store,
+    source: Any,
+    *,
+    tenant: str,
+    embedder: Embedder,
+    vocabulary: Vocabulary,
+    batch_size: int = DEFAULT_BATCH,
+    compile_text: bool = True,
+    progress: Progress | None = None,
+    now: dt.datetime | None = None,
+    force: bool = False,
+    unchanged_ids: list[str] | None = None,
+) -> IngestReport:
     """``unchanged_ids``: a list that receives the ids of records already stored with the same content."""
-    return Ingestor(store, embedder, vocabulary, batch_size=batch_size, compile_text=compile_text,
-                    force=force, unchanged_ids=unchanged_ids).run(source, tenant=tenant, progress=progress, now=now)
+    return Ingestor(
+        store,
+        embedder,
+        vocabulary,
+        batch_size=batch_size,
+        compile_text=compile_text,
+        force=force,
+        unchanged_ids=unchanged_ids,
+    ).run(source, tenant=tenant, progress=progress, now=now)
 
 
 def uninferred(store: Store, tenant: str, ids: list[str]) -> list[str]:
@@ -273,5 +348,5 @@ def uninferred(store: Store, tenant: str, ids: list[str]) -> list[str]:
     leaves such memories; a re-run of the same ingest finds them unchanged and infers for them."""
     out: list[str] = []
     for i in range(0, len(ids), 5000):
-        out += [r["id"] for r in store.read("ingest/uncaused_ids", tenant=tenant, ids=ids[i:i + 5000])]
+        out += [r["id"] for r in store.read("ingest/uncaused_ids", tenant=tenant, ids=ids[i : i + 5000])]
     return out

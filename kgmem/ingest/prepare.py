@@ -55,12 +55,25 @@ class Row:
 
     def cypher_row(self, embedding: list[float]) -> dict:
         return {
-            "id": self.id, "text": self.text, "kind": self.kind, "at": self.at, "user": self.user,
-            "subject": self.subject, "predicate": self.predicate, "object": self.object,
-            "object_key": self.object_key, "polarity": self.polarity, "slot": self.slot,
-            "content_key": self.content_key, "source": self.source, "confidence": self.confidence,
-            "stream": self.stream, "retention": self.retention, "origin": self.origin,
-            "transform": self.transform, "embedding": embedding,
+            "id": self.id,
+            "text": self.text,
+            "kind": self.kind,
+            "at": self.at,
+            "user": self.user,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "object_key": self.object_key,
+            "polarity": self.polarity,
+            "slot": self.slot,
+            "content_key": self.content_key,
+            "source": self.source,
+            "confidence": self.confidence,
+            "stream": self.stream,
+            "retention": self.retention,
+            "origin": self.origin,
+            "transform": self.transform,
+            "embedding": embedding,
         }
 
 
@@ -73,8 +86,14 @@ class Prepared:
 class Preparer:
     """Turns records into rows for one tenant. Holds the vocabulary and the known entity aliases."""
 
-    def __init__(self, vocabulary: Vocabulary, *, embed: Callable | None = None,
-                 known_entities: Iterable[tuple[str, str, Iterable[str]]] = (), compile_text: bool = True):
+    def __init__(
+        self,
+        vocabulary: Vocabulary,
+        *,
+        embed: Callable | None = None,
+        known_entities: Iterable[tuple[str, str, Iterable[str]]] = (),
+        compile_text: bool = True,
+    ):
         """``known_entities``: (key, name, aliases) of the tenant's existing entities."""
         self.vocabulary = vocabulary
         self.embed = embed
@@ -115,8 +134,16 @@ class Preparer:
         for rec in records:
             user = rec.user or "user"
             base = Row(
-                id=rec.id, text=rec.text, kind=rec.kind, at=rec.at, content_key=rec.content_key, user=rec.user,
-                source=rec.source, confidence=rec.confidence, stream=rec.stream, retention=rec.retention,
+                id=rec.id,
+                text=rec.text,
+                kind=rec.kind,
+                at=rec.at,
+                content_key=rec.content_key,
+                user=rec.user,
+                source=rec.source,
+                confidence=rec.confidence,
+                stream=rec.stream,
+                retention=rec.retention,
                 line=rec.line,
             )
             if rec.is_fact:
@@ -124,8 +151,14 @@ class Preparer:
                 match = self.vocabulary.normalize(rec.predicate, embed=self.embed)
                 if match.status == "new" and match.name not in new_predicates:
                     new_predicates.append(match.name)
-                self._fill_fact(base, rec.tenant, normalize_subject(rec.subject, default_user=user),
-                                match.name, rec.object, rec.polarity != match.negated)
+                self._fill_fact(
+                    base,
+                    rec.tenant,
+                    normalize_subject(rec.subject, default_user=user),
+                    match.name,
+                    rec.object,
+                    rec.polarity != match.negated,
+                )
             base.entities = self._entities(rec.id, rec.text, rec.entities, base.subject)
             rows.append(base)
             if self.compile_text and rec.kind == "episode":
@@ -144,14 +177,24 @@ class Preparer:
     def _compiled(self, rec: Record, episode: Row, user: str) -> list[Row]:
         out: list[Row] = []
         seen: set[str | None] = set()
-        for n, cf in enumerate(compile_facts(rec.text, subject_default=user, vocabulary=self.vocabulary,
-                                                   embed=self.embed), 1):
-            text = rec.text[cf.span[0]:cf.span[1]].strip() if cf.span else rec.text
+        for n, cf in enumerate(
+            compile_facts(rec.text, subject_default=user, vocabulary=self.vocabulary, embed=self.embed), 1
+        ):
+            text = rec.text[cf.span[0] : cf.span[1]].strip() if cf.span else rec.text
             row = Row(
-                id=f"{rec.id}#f{n}", text=text or rec.text, kind="fact", at=rec.at,
-                content_key=f"{rec.content_key}#f{n}", user=rec.user, source=rec.source,
-                confidence=cf.confidence, retention=rec.retention, origin="compiled",
-                transform=COMPILER_TRANSFORM, derived_from=rec.id, line=rec.line,
+                id=f"{rec.id}#f{n}",
+                text=text or rec.text,
+                kind="fact",
+                at=rec.at,
+                content_key=f"{rec.content_key}#f{n}",
+                user=rec.user,
+                source=rec.source,
+                confidence=cf.confidence,
+                retention=rec.retention,
+                origin="compiled",
+                transform=COMPILER_TRANSFORM,
+                derived_from=rec.id,
+                line=rec.line,
             )
             subject = normalize_subject(cf.subject, default_user=user)
             if not subject or len(subject) > MAX_SLOT_PART or not cf.object or len(cf.object) > MAX_SLOT_PART * 2:
@@ -165,8 +208,9 @@ class Preparer:
             out.append(row)
         return out
 
-    def _entities(self, record_id: str, text: str, given: tuple[str, ...] | None,
-                  subject: str | None) -> list[tuple[str, str, bool]]:
+    def _entities(
+        self, record_id: str, text: str, given: tuple[str, ...] | None, subject: str | None
+    ) -> list[tuple[str, str, bool]]:
         if given is not None:
             names = list(given)
         else:  # the first pass's extraction, plus names learned since (from this batch) that occur here

@@ -32,8 +32,22 @@ KINDS = ("episode", "fact", "summary")
 RETENTION_CLASSES = ("permanent", "standard", "short", "ephemeral")
 
 FIELDS = (
-    "text", "id", "at", "kind", "subject", "predicate", "object", "polarity", "entities", "caused_by",
-    "stream", "source", "confidence", "tenant", "user", "retention",
+    "text",
+    "id",
+    "at",
+    "kind",
+    "subject",
+    "predicate",
+    "object",
+    "polarity",
+    "entities",
+    "caused_by",
+    "stream",
+    "source",
+    "confidence",
+    "tenant",
+    "user",
+    "retention",
 )
 # fields whose value identifies the record's content (id excluded: it names the content, it is not content)
 CONTENT_FIELDS = tuple(f for f in FIELDS if f != "id")
@@ -92,19 +106,26 @@ def check_chars(value: str, *, field: str | None, line: int | None = None) -> st
     lone UTF-16 surrogate (not a character: it has no UTF-8 form, so neither the driver nor the tokenizer can
     take it). Returns ``value`` unchanged."""
     if "\x00" in value:
-        raise InputError(f"contains a NUL character (at position {value.index(chr(0))})", field=field, line=line,
-                         fix="remove the NUL (\\u0000) characters")
+        raise InputError(
+            f"contains a NUL character (at position {value.index(chr(0))})",
+            field=field,
+            line=line,
+            fix="remove the NUL (\\u0000) characters",
+        )
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as e:
-        raise InputError(f"contains a lone surrogate {_short(value[e.start:e.end])} at position {e.start}, "
-                         "which is not a Unicode character", field=field, line=line,
-                         fix="send valid Unicode (pair the surrogates, or drop the stray one)") from None
+        raise InputError(
+            f"contains a lone surrogate {_short(value[e.start : e.end])} at position {e.start}, "
+            "which is not a Unicode character",
+            field=field,
+            line=line,
+            fix="send valid Unicode (pair the surrogates, or drop the stray one)",
+        ) from None
     return value
 
 
-def check_string(value: Any, *, field: str, max_len: int, line: int | None = None,
-                 required: bool = True) -> str:
+def check_string(value: Any, *, field: str, max_len: int, line: int | None = None, required: bool = True) -> str:
     """A string argument of a query (recall/why/ask questions, slot names, ids): a string, not blank (when
     ``required``), at most ``max_len`` characters, no NUL, no lone surrogate. Returns it unchanged."""
     if not isinstance(value, str):
@@ -112,8 +133,9 @@ def check_string(value: Any, *, field: str, max_len: int, line: int | None = Non
     if required and not value.strip():
         raise InputError("must not be empty", field=field, line=line)
     if len(value) > max_len:
-        raise InputError(f"is {len(value)} characters long; the limit is {max_len}", field=field, line=line,
-                         fix="shorten it")
+        raise InputError(
+            f"is {len(value)} characters long; the limit is {max_len}", field=field, line=line, fix="shorten it"
+        )
     return check_chars(value, field=field, line=line)
 
 
@@ -124,12 +146,20 @@ def parse_time(value: Any, *, field: str = "at", line: int | None = None) -> dt.
     if isinstance(value, dt.date):
         return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
     if not isinstance(value, str) or not value.strip():
-        raise InputError(f"expected an RFC 3339 timestamp string, got {type(value).__name__}",
-                         field=field, line=line, fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"')
+        raise InputError(
+            f"expected an RFC 3339 timestamp string, got {type(value).__name__}",
+            field=field,
+            line=line,
+            fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"',
+        )
     s = value.strip()
     if len(s) > 64:
-        raise InputError(f"'{_short(s)}' is not an RFC 3339 timestamp", field=field, line=line,
-                         fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"')
+        raise InputError(
+            f"'{_short(s)}' is not an RFC 3339 timestamp",
+            field=field,
+            line=line,
+            fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"',
+        )
     check_chars(s, field=field, line=line)
     try:
         if _DATE_ONLY.match(s):
@@ -137,8 +167,12 @@ def parse_time(value: Any, *, field: str = "at", line: int | None = None) -> dt.
             return dt.datetime(d.year, d.month, d.day, tzinfo=dt.timezone.utc)
         t = dt.datetime.fromisoformat(s.replace("z", "Z"))
     except ValueError:
-        raise InputError(f"'{_short(s)}' is not an RFC 3339 timestamp", field=field, line=line,
-                         fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"') from None
+        raise InputError(
+            f"'{_short(s)}' is not an RFC 3339 timestamp",
+            field=field,
+            line=line,
+            fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"',
+        ) from None
     if t.tzinfo is None:
         t = t.replace(tzinfo=dt.timezone.utc)
     return t.astimezone(dt.timezone.utc)
@@ -159,8 +193,12 @@ def _str(obj: dict, name: str, line: int | None, *, required: bool = False, max_
             raise InputError("must not be empty", field=name, line=line)
         return None
     if max_len is not None and len(value) > max_len:
-        raise InputError(f"is {len(value)} characters long; the limit is {max_len}", field=name, line=line,
-                         fix="split it into several records")
+        raise InputError(
+            f"is {len(value)} characters long; the limit is {max_len}",
+            field=name,
+            line=line,
+            fix="split it into several records",
+        )
     return value
 
 
@@ -169,8 +207,9 @@ def _str_list(obj: dict, name: str, line: int | None, *, max_len: int = MAX_ID) 
     if value is None:
         return None
     if isinstance(value, str):
-        raise InputError("must be a list of strings, got a string", field=name, line=line,
-                         fix=f'write "{name}": ["{value}"]')
+        raise InputError(
+            "must be a list of strings, got a string", field=name, line=line, fix=f'write "{name}": ["{value}"]'
+        )
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise InputError("must be a list of non-empty strings", field=name, line=line)
     if len(value) > 1000:
@@ -178,8 +217,12 @@ def _str_list(obj: dict, name: str, line: int | None, *, max_len: int = MAX_ID) 
     for v in value:
         check_chars(v, field=name, line=line)
         if len(v.strip()) > max_len:
-            raise InputError(f"has an entry {len(v.strip())} characters long; the limit is {max_len}", field=name,
-                             line=line, fix="shorten it")
+            raise InputError(
+                f"has an entry {len(v.strip())} characters long; the limit is {max_len}",
+                field=name,
+                line=line,
+                fix="shorten it",
+            )
     return tuple(dict.fromkeys(v.strip() for v in value))
 
 
@@ -189,44 +232,68 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
     The graph's tenant is authoritative: a record may repeat it in its ``tenant`` field, but a record that
     names another tenant is refused (its line), never written there."""
     if not isinstance(obj, dict):
-        raise InputError(f"expected a JSON object, got {type(obj).__name__}", line=line,
-                         fix='write one object per line, like {"text": "..."}')
+        raise InputError(
+            f"expected a JSON object, got {type(obj).__name__}",
+            line=line,
+            fix='write one object per line, like {"text": "..."}',
+        )
     unknown = [k for k in obj if k not in FIELDS]
     if unknown:
         k = unknown[0]
         if not isinstance(k, str) or len(k) > 40 or "\x00" in k:
-            raise InputError(f"unknown field '{_short(str(k), 40)}'", line=line,
-                             fix=f"known fields: {', '.join(FIELDS)}")
+            raise InputError(
+                f"unknown field '{_short(str(k), 40)}'", line=line, fix=f"known fields: {', '.join(FIELDS)}"
+            )
         guess = difflib.get_close_matches(k, FIELDS, n=1)
-        raise InputError(f"unknown field '{_short(k, 40)}'", field=_short(k, 40), line=line,
-                         fix=f"did you mean '{guess[0]}'?" if guess else f"known fields: {', '.join(FIELDS)}")
+        raise InputError(
+            f"unknown field '{_short(k, 40)}'",
+            field=_short(k, 40),
+            line=line,
+            fix=f"did you mean '{guess[0]}'?" if guess else f"known fields: {', '.join(FIELDS)}",
+        )
 
     text = _str(obj, "text", line, required=True)
     assert text is not None  # required=True raises instead
     if len(obj["text"]) > MAX_TEXT:
-        raise InputError(f"is {len(obj['text'])} characters long; the limit is {MAX_TEXT}", field="text",
-                         line=line, fix="split it into several records")
+        raise InputError(
+            f"is {len(obj['text'])} characters long; the limit is {MAX_TEXT}",
+            field="text",
+            line=line,
+            fix="split it into several records",
+        )
     rid = _str(obj, "id", line, max_len=MAX_ID)
     named = _str(obj, "tenant", line, max_len=200)
     if named is not None and named != tenant:
-        raise InputError(f"names tenant '{_short(named)}', but this graph writes to tenant '{tenant}'", field="tenant",
-                         line=line, fix=f"drop the field (records go to the graph's tenant), or ingest it with "
-                                        f"--tenant {_short(named)} / MemoryGraph(tenant=...)")
+        raise InputError(
+            f"names tenant '{_short(named)}', but this graph writes to tenant '{tenant}'",
+            field="tenant",
+            line=line,
+            fix=f"drop the field (records go to the graph's tenant), or ingest it with "
+            f"--tenant {_short(named)} / MemoryGraph(tenant=...)",
+        )
 
     at_given = obj.get("at") is not None
     at = parse_time(obj["at"], line=line) if at_given else (now or dt.datetime.now(dt.timezone.utc))
 
     kind = obj.get("kind", None)
     if kind is not None and (not isinstance(kind, str) or kind not in KINDS):
-        raise InputError(f"'{_short(str(kind))}' is not a kind", field="kind", line=line, fix=f"use one of {', '.join(KINDS)}")
+        raise InputError(
+            f"'{_short(str(kind))}' is not a kind", field="kind", line=line, fix=f"use one of {', '.join(KINDS)}"
+        )
 
-    spo = {k: _str(obj, k, line, max_len=MAX_OBJECT if k == "object" else MAX_SLOT_PART)
-           for k in ("subject", "predicate", "object")}
+    spo = {
+        k: _str(obj, k, line, max_len=MAX_OBJECT if k == "object" else MAX_SLOT_PART)
+        for k in ("subject", "predicate", "object")
+    }
     present = [k for k, v in spo.items() if v is not None]
     if present and len(present) != 3:
         missing = [k for k in spo if spo[k] is None]
-        raise InputError(f"a fact needs subject, predicate and object; missing {', '.join(missing)}",
-                         field=missing[0], line=line, fix="give all three, or none for a plain episode")
+        raise InputError(
+            f"a fact needs subject, predicate and object; missing {', '.join(missing)}",
+            field=missing[0],
+            line=line,
+            fix="give all three, or none for a plain episode",
+        )
     if kind is None:
         kind = "fact" if present else "episode"
     if kind == "fact" and not present:
@@ -240,16 +307,25 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
 
     confidence = obj.get("confidence")
     if confidence is not None:
-        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or math.isnan(confidence) \
-                or not 0 <= confidence <= 1:
-            raise InputError(f"must be a number from 0 to 1, got {json.dumps(confidence)}", field="confidence",
-                             line=line)
+        if (
+            isinstance(confidence, bool)
+            or not isinstance(confidence, (int, float))
+            or math.isnan(confidence)
+            or not 0 <= confidence <= 1
+        ):
+            raise InputError(
+                f"must be a number from 0 to 1, got {json.dumps(confidence)}", field="confidence", line=line
+            )
         confidence = float(confidence)
 
     retention = _str(obj, "retention", line)
     if retention is not None and retention not in RETENTION_CLASSES:
-        raise InputError(f"'{_short(retention)}' is not a retention class", field="retention", line=line,
-                         fix=f"use one of {', '.join(RETENTION_CLASSES)}")
+        raise InputError(
+            f"'{_short(retention)}' is not a retention class",
+            field="retention",
+            line=line,
+            fix=f"use one of {', '.join(RETENTION_CLASSES)}",
+        )
 
     caused_by = _str_list(obj, "caused_by", line) or ()
     entities = _str_list(obj, "entities", line, max_len=MAX_ENTITY_NAME)
@@ -290,14 +366,23 @@ def _check_slot_parts(subject: str | None, predicate: str | None, obj: str | Non
     """A fact's subject and predicate are keys: one that normalises to nothing (only symbols, emoji or
     punctuation) would put every such fact into one shared slot, so it is refused."""
     if subject is not None and not normalize_subject(subject):
-        raise InputError(f"'{_short(subject)}' has no letters or digits to name a subject by", field="subject",
-                         line=line, fix="name the subject with words")
+        raise InputError(
+            f"'{_short(subject)}' has no letters or digits to name a subject by",
+            field="subject",
+            line=line,
+            fix="name the subject with words",
+        )
     if predicate is not None and not snake_case(predicate):
-        raise InputError(f"'{_short(predicate)}' has no letters or digits to name a predicate by",
-                         field="predicate", line=line, fix='use a predicate like "lives_in"')
+        raise InputError(
+            f"'{_short(predicate)}' has no letters or digits to name a predicate by",
+            field="predicate",
+            line=line,
+            fix='use a predicate like "lives_in"',
+        )
     if obj is not None and not object_key(obj):
-        raise InputError(f"'{_short(obj)}' is empty once normalised", field="object", line=line,
-                         fix="give the fact a value")
+        raise InputError(
+            f"'{_short(obj)}' is empty once normalised", field="object", line=line, fix="give the fact a value"
+        )
 
 
 def check_slot_query(subject: Any, predicate: Any, obj: Any) -> None:
@@ -337,8 +422,11 @@ def parse_line(raw: str | bytes, n: int) -> Any | InputError | None:
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            return InputError(f"is not valid UTF-8 (byte 0x{raw[e.start]:02x} at byte {e.start + 1} of the line)",
-                              line=n, fix="save the file as UTF-8")
+            return InputError(
+                f"is not valid UTF-8 (byte 0x{raw[e.start]:02x} at byte {e.start + 1} of the line)",
+                line=n,
+                fix="save the file as UTF-8",
+            )
     elif n == 1 and raw.startswith("\ufeff"):
         raw = raw[1:]
     if not raw.strip():
@@ -346,12 +434,16 @@ def parse_line(raw: str | bytes, n: int) -> Any | InputError | None:
     try:
         return json.loads(raw, object_pairs_hook=_no_duplicate_keys)
     except _DuplicateKey as e:
-        return InputError(f"key '{_short(str(e.key), 40)}' appears twice in one object", line=n,
-                          field=_short(str(e.key), 40) if str(e.key) in FIELDS else None,
-                          fix="give each field once")
+        return InputError(
+            f"key '{_short(str(e.key), 40)}' appears twice in one object",
+            line=n,
+            field=_short(str(e.key), 40) if str(e.key) in FIELDS else None,
+            fix="give each field once",
+        )
     except json.JSONDecodeError as e:
-        return InputError(f"not valid JSON ({e.msg} at column {e.colno})", line=n,
-                          fix="each line must be one complete JSON object")
+        return InputError(
+            f"not valid JSON ({e.msg} at column {e.colno})", line=n, fix="each line must be one complete JSON object"
+        )
     except RecursionError:
         return InputError("not valid JSON (nested too deeply)", line=n, fix="each line must be one flat JSON object")
 

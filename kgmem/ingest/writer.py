@@ -16,8 +16,9 @@ from .prepare import Row
 class BatchResult:
     written: int = 0
     superseded: int = 0
-    edges: dict[str, int] = field(default_factory=lambda: {"caused_by": 0, "next": 0, "supersedes": 0,
-                                                             "mentions": 0, "derived_from": 0})
+    edges: dict[str, int] = field(
+        default_factory=lambda: {"caused_by": 0, "next": 0, "supersedes": 0, "mentions": 0, "derived_from": 0}
+    )
     entities: int = 0
 
 
@@ -54,8 +55,13 @@ def write_batch(
     """Write rows, lineage, entities and causal links, then rebuild the touched slot and stream chains."""
     res = BatchResult()
     if rows:
-        out = tx.run("ingest/write_memories", tenant=tenant, recorded_at=recorded_at, embedding_model=model_id,
-                     rows=[r.cypher_row(vectors[r.text].tolist()) for r in rows])
+        out = tx.run(
+            "ingest/write_memories",
+            tenant=tenant,
+            recorded_at=recorded_at,
+            embedding_model=model_id,
+            rows=[r.cypher_row(vectors[r.text].tolist()) for r in rows],
+        )
         res.written = out[0]["written"]
     derived = [{"id": r.id, "source": r.derived_from, "transform": r.transform} for r in rows if r.derived_from]
     if derived:

@@ -63,8 +63,9 @@ class Judgement:
     why: str
 
 
-def judge_hit(similarity: float | None, ranks: dict[str, int | None], query_idents: set[str], text: str,
-              policy: AbstainPolicy) -> Judgement:
+def judge_hit(
+    similarity: float | None, ranks: dict[str, int | None], query_idents: set[str], text: str, policy: AbstainPolicy
+) -> Judgement:
     sim = similarity if similarity is not None else -1.0
     agreeing = [c for c, r in ranks.items() if c in AGREEMENT_CHANNELS and r is not None and r <= policy.agree_depth]
     if query_idents:

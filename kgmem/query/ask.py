@@ -21,11 +21,31 @@ from ..vocab import Vocabulary
 
 # question verbs that name a predicate without its vocabulary phrase
 QUESTION_VERBS = {
-    "live": "lives_in", "lives": "lives_in", "lived": "lives_in", "living": "lives_in", "moved": "lives_in",
-    "born": "birth_place", "work": "employer", "works": "employer", "worked": "employer",
-    "like": "likes", "likes": "likes", "liked": "likes", "love": "likes", "loves": "likes", "enjoy": "likes",
-    "cost": "price", "costs": "price", "cost?": "price", "manages": "manager", "call": "phone_number",
-    "reach": "phone_number", "old": "age", "called": "name", "named": "name", "home": "lives_in",
+    "live": "lives_in",
+    "lives": "lives_in",
+    "lived": "lives_in",
+    "living": "lives_in",
+    "moved": "lives_in",
+    "born": "birth_place",
+    "work": "employer",
+    "works": "employer",
+    "worked": "employer",
+    "like": "likes",
+    "likes": "likes",
+    "liked": "likes",
+    "love": "likes",
+    "loves": "likes",
+    "enjoy": "likes",
+    "cost": "price",
+    "costs": "price",
+    "cost?": "price",
+    "manages": "manager",
+    "call": "phone_number",
+    "reach": "phone_number",
+    "old": "age",
+    "called": "name",
+    "named": "name",
+    "home": "lives_in",
     "address": "address",
 }
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've)\b", re.IGNORECASE)
@@ -33,8 +53,34 @@ _POSSESSIVE = re.compile(r"\b([A-Z][\w.\-]*(?:\s+[A-Z][\w.\-]*)*)['’]s\b")
 _NAME_NEAR_VERB = re.compile(r"\b(?i:does|did|do|is|was|has|had)\s+(?:(?i:the)\s+)?([\w.\-]+(?:\s+[A-Z][\w.\-]*)*)")
 _POSSESSIVE_ANY = re.compile(r"\b([\w.\-]+)['’]s\b")
 _WORD = re.compile(r"[a-z][a-z0-9'_]*")
-_STOP = {"what", "is", "the", "of", "a", "an", "my", "does", "do", "did", "where", "who", "how", "much", "when",
-         "which", "was", "were", "are", "i", "me", "now", "currently", "still", "current", "today"}
+_STOP = {
+    "what",
+    "is",
+    "the",
+    "of",
+    "a",
+    "an",
+    "my",
+    "does",
+    "do",
+    "did",
+    "where",
+    "who",
+    "how",
+    "much",
+    "when",
+    "which",
+    "was",
+    "were",
+    "are",
+    "i",
+    "me",
+    "now",
+    "currently",
+    "still",
+    "current",
+    "today",
+}
 
 
 @dataclass(frozen=True)
@@ -57,7 +103,7 @@ def parse_slot_question(question: str, vocabulary: Vocabulary, *, user: str | No
             phrases.setdefault(alias.replace("_", " "), name)
     for i in range(len(words)):
         for n in range(min(5, len(words) - i), 0, -1):
-            phrase = " ".join(words[i:i + n])
+            phrase = " ".join(words[i : i + n])
             if phrase in phrases and n > best_len and not (n == 1 and phrase in _STOP):
                 predicate, best_len, span_end = phrases[phrase], n, i + n
                 break
@@ -85,7 +131,7 @@ def parse_slot_question(question: str, vocabulary: Vocabulary, *, user: str | No
     elif vocabulary.is_multi(predicate):
         verb_at = next((i for i, w in enumerate(words) if QUESTION_VERBS.get(w) == predicate), None)
         if verb_at is not None:
-            rest = [w for w in words[verb_at + 1:] if w not in _STOP and w not in ("still", "anymore")]
+            rest = [w for w in words[verb_at + 1 :] if w not in _STOP and w not in ("still", "anymore")]
             obj = " ".join(rest).strip("?.! ") or None
     if vocabulary.is_multi(predicate) and not obj:
         return None
@@ -108,6 +154,12 @@ class AskResult:
             res = res.to_dict()
         elif isinstance(res, list):
             res = [r.to_dict() if hasattr(r, "to_dict") else r for r in res]
-        return {"question": self.question, "intent": self.intent, "confidence": round(self.confidence, 4),
-                "operation": self.operation, "result": res, "note": self.note,
-                "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()}}
+        return {
+            "question": self.question,
+            "intent": self.intent,
+            "confidence": round(self.confidence, 4),
+            "operation": self.operation,
+            "result": res,
+            "note": self.note,
+            "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()},
+        }

@@ -56,8 +56,9 @@ class Candidates:
         return {"ids": self.ids, "scores": [round(float(s), 6) for s in self.scores], **self.detail}
 
 
-def _widening(store: Store, name: str, k: int, overfetch: int, *, initial_fetch: int | None = None,
-              **params) -> tuple[list[dict], list[dict]]:
+def _widening(
+    store: Store, name: str, k: int, overfetch: int, *, initial_fetch: int | None = None, **params
+) -> tuple[list[dict], list[dict]]:
     """Run an index channel, widening the index fetch ×4 until k candidates survive the filters or the
     index has nothing more to give. Returns (hits, tries)."""
     fetch = initial_fetch or min(MAX_FETCH, max(k * overfetch, 50))
@@ -74,23 +75,37 @@ def _widening(store: Store, name: str, k: int, overfetch: int, *, initial_fetch:
 EXACT_LIMIT = 20000  # a time-windowed eligible set up to this size is scanned exactly
 
 
-def vector(store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch: int = 10,
-           initial_fetch: int | None = None) -> Candidates:
+def vector(
+    store: Store, vec: np.ndarray, filters: Filters, k: int, *, overfetch: int = 10, initial_fetch: int | None = None
+) -> Candidates:
     v = vec.tolist()
     if filters.start is not None or filters.end is not None:
         n = store.read("recall/eligible_count", limit=EXACT_LIMIT + 1, **filters.params())[0]["eligible"]
         if n <= EXACT_LIMIT:
             hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params()) if n else []
-            return Candidates("vector", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
-                              {"tries": [{"exact": True, "eligible": n, "kept": len(hits)}], "score": "cosine"})
-    hits, tries = _widening(store, "recall/vector", k, overfetch, initial_fetch=initial_fetch,
-                            index="memory_embedding", vector=v, **filters.params())
+            return Candidates(
+                "vector",
+                [h["id"] for h in hits],
+                [cosine(h["score"]) for h in hits],
+                {"tries": [{"exact": True, "eligible": n, "kept": len(hits)}], "score": "cosine"},
+            )
+    hits, tries = _widening(
+        store,
+        "recall/vector",
+        k,
+        overfetch,
+        initial_fetch=initial_fetch,
+        index="memory_embedding",
+        vector=v,
+        **filters.params(),
+    )
     if len(hits) < k and tries[-1]["fetched"] >= tries[-1]["fetch"]:
         # the tenant's eligible memories are a small part of a large index: scan them exactly
         hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params())
         tries.append({"exact": True, "kept": len(hits)})
-    return Candidates("vector", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
-                      {"tries": tries, "score": "cosine"})
+    return Candidates(
+        "vector", [h["id"] for h in hits], [cosine(h["score"]) for h in hits], {"tries": tries, "score": "cosine"}
+    )
 
 
 MAX_ENTITY_MENTIONS = 5000  # broader entities cost a cosine per mention; a speaker of a long chat has thousands
@@ -99,14 +114,26 @@ MAX_ENTITY_MENTIONS = 5000  # broader entities cost a cosine per mention; a spea
 def entity(store: Store, text: str, vec: np.ndarray, filters: Filters, k: int) -> Candidates:
     """The entity channel alone (``recall/entity``: the same matcher and rule as ``recall/candidates``)."""
     q_key, named = question_keys(text)
-    row = store.read("recall/entity", lucene=lucene.to_query(text), question_key=q_key, named_keys=named,
-                     max_mentions=MAX_ENTITY_MENTIONS, vector=vec.tolist(), depth=k, **filters.params())[0]
+    row = store.read(
+        "recall/entity",
+        lucene=lucene.to_query(text),
+        question_key=q_key,
+        named_keys=named,
+        max_mentions=MAX_ENTITY_MENTIONS,
+        vector=vec.tolist(),
+        depth=k,
+        **filters.params(),
+    )[0]
     return _entity_candidates(row["entity"], row["entities"])
 
 
 def _entity_candidates(hits: list[dict], entities: list[dict]) -> Candidates:
-    return Candidates("entity", [h["id"] for h in hits], [cosine(h["score"]) for h in hits],
-                      {"entities": entities, "score": "entities matched, then cosine"})
+    return Candidates(
+        "entity",
+        [h["id"] for h in hits],
+        [cosine(h["score"]) for h in hits],
+        {"entities": entities, "score": "entities matched, then cosine"},
+    )
 
 
 # ---------------------------------------------------------------------------- all channels at once
@@ -128,7 +155,7 @@ def question_keys(text: str) -> tuple[str, list[str]]:
     for i in range(len(tokens)):
         for n in range(1, min(4, len(tokens) - i) + 1):
             if namey[i] and namey[i + n - 1]:
-                key = entity_key(" ".join(tokens[i:i + n]))
+                key = entity_key(" ".join(tokens[i : i + n]))
                 if key:
                     named.add(key)
     return " " + entity_key(bare) + " ", sorted(named)
@@ -142,38 +169,75 @@ class AllChannels:
 
 def _index_candidates(name: str, hits: list[dict], detail: dict) -> Candidates:
     if name in VECTOR_INDEXES:
-        return Candidates(name, [h["id"] for h in hits], [cosine(h["score"]) for h in hits], {**detail, "score": "cosine"})
+        return Candidates(
+            name, [h["id"] for h in hits], [cosine(h["score"]) for h in hits], {**detail, "score": "cosine"}
+        )
     return Candidates(name, [h["id"] for h in hits], [h["score"] for h in hits], {**detail, "score": "bm25"})
 
 
-def index_channel(store: Store, name: str, vec: np.ndarray, text: str, filters: Filters, k: int, *,
-                  overfetch: int = 10, initial_fetch: int | None = None) -> Candidates:
+def index_channel(
+    store: Store,
+    name: str,
+    vec: np.ndarray,
+    text: str,
+    filters: Filters,
+    k: int,
+    *,
+    overfetch: int = 10,
+    initial_fetch: int | None = None,
+) -> Candidates:
     """One index channel on its own: the turn's vector (with the exact fallback) or any other index, widened."""
     if name == "vector":
         return vector(store, vec, filters, k, overfetch=overfetch, initial_fetch=initial_fetch)
     if name in VECTOR_INDEXES:
-        hits, tries = _widening(store, "recall/vector", k, overfetch, initial_fetch=initial_fetch,
-                                index=VECTOR_INDEXES[name], vector=vec.tolist(), **filters.params())
+        hits, tries = _widening(
+            store,
+            "recall/vector",
+            k,
+            overfetch,
+            initial_fetch=initial_fetch,
+            index=VECTOR_INDEXES[name],
+            vector=vec.tolist(),
+            **filters.params(),
+        )
         return _index_candidates(name, hits, {"tries": tries})
     query = lucene.to_query(text)
     if query is None:
         return Candidates(name, [], [], {"lucene": None})
-    hits, tries = _widening(store, "recall/keyword", k, overfetch, initial_fetch=initial_fetch,
-                            index=KEYWORD_INDEXES[name], lucene=query, **filters.params())
+    hits, tries = _widening(
+        store,
+        "recall/keyword",
+        k,
+        overfetch,
+        initial_fetch=initial_fetch,
+        index=KEYWORD_INDEXES[name],
+        lucene=query,
+        **filters.params(),
+    )
     return _index_candidates(name, hits, {"lucene": query, "tries": tries})
 
 
-def all_channels(store: Store, vec: np.ndarray, text: str, filters: Filters, depth: int,
-                 channels: tuple[str, ...]) -> AllChannels:
+def all_channels(
+    store: Store, vec: np.ndarray, text: str, filters: Filters, depth: int, channels: tuple[str, ...]
+) -> AllChannels:
     """Every channel and the hits' details in one round trip (``recall/candidates``); an index channel whose
     survivors fall short while its index had more to give is widened with its own statement."""
     tenant = filters.tenant
     lucene_q = lucene.to_query(text)
     q_key, named = question_keys(text)
     v_fetch, k_fetch = first_fetch(tenant, "vector", depth), first_fetch(tenant, "keyword", depth)
-    row = store.read("recall/candidates", vector=vec.tolist(), vector_fetch=v_fetch, lucene=lucene_q,
-                     keyword_fetch=k_fetch, question_key=q_key, named_keys=named,
-                     max_mentions=MAX_ENTITY_MENTIONS, depth=depth, **filters.params())[0]
+    row = store.read(
+        "recall/candidates",
+        vector=vec.tolist(),
+        vector_fetch=v_fetch,
+        lucene=lucene_q,
+        keyword_fetch=k_fetch,
+        question_key=q_key,
+        named_keys=named,
+        max_mentions=MAX_ENTITY_MENTIONS,
+        depth=depth,
+        **filters.params(),
+    )[0]
     details = {d["id"]: d for d in row["details"]}
     found: dict[str, Candidates] = {}
     for name in channels:

@@ -40,9 +40,16 @@ def best_cosine(hit: Any) -> float | None:
     return own if ctx is None else ctx if own is None else max(own, ctx)
 
 
-def features(hits: list, ranks: dict[str, dict[str, int | None]], fused: dict[str, float], rrf_k: int,
-             channels: tuple[str, ...], entity_keys: list[str], mentions: dict[str, list[str]],
-             shared_token: bool) -> dict[str, float]:
+def features(
+    hits: list,
+    ranks: dict[str, dict[str, int | None]],
+    fused: dict[str, float],
+    rrf_k: int,
+    channels: tuple[str, ...],
+    entity_keys: list[str],
+    mentions: dict[str, list[str]],
+    shared_token: bool,
+) -> dict[str, float]:
     """The feature values for a ranked answer.
 
     ``ranks``: per hit id, its rank in each channel; ``fused``: unboosted fused scores of every candidate;
@@ -91,16 +98,31 @@ class ConfidenceModel:
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
     def to_dict(self) -> dict:
-        return {"features": list(self.features), "mean": list(self.mean), "scale": list(self.scale),
-                "coef": list(self.coef), "intercept": self.intercept, "threshold": self.threshold,
-                "data_version": self.data_version, "trained_on": self.trained_on}
+        return {
+            "features": list(self.features),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+            "threshold": self.threshold,
+            "data_version": self.data_version,
+            "trained_on": self.trained_on,
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ConfidenceModel":
+    def from_dict(cls, d: dict) -> ConfidenceModel:
         if tuple(d["features"]) != FEATURES:
             raise ValueError(f"confidence model features {d['features']} are not kgmem's {list(FEATURES)}")
-        return cls(tuple(d["features"]), tuple(d["mean"]), tuple(d["scale"]), tuple(d["coef"]),
-                   float(d["intercept"]), float(d["threshold"]), d["data_version"], d["trained_on"])
+        return cls(
+            tuple(d["features"]),
+            tuple(d["mean"]),
+            tuple(d["scale"]),
+            tuple(d["coef"]),
+            float(d["intercept"]),
+            float(d["threshold"]),
+            d["data_version"],
+            d["trained_on"],
+        )
 
 
 @lru_cache(maxsize=1)

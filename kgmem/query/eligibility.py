@@ -32,11 +32,13 @@ CLAUSES: tuple[Clause, ...] = (
     Clause(("kinds",), "($kinds IS NULL OR {m}.kind IN $kinds)", "the kinds, when given"),
     Clause(("start",), "($start IS NULL OR {m}.at >= $start)", "valid time from start (inclusive)"),
     Clause(("end",), "($end IS NULL OR {m}.at < $end)", "valid time before end (exclusive)"),
-    Clause(("at", "include_superseded"),
-           "(($at IS NULL AND ($include_superseded OR {m}.valid_to IS NULL))\n"
-           " OR ($at IS NOT NULL AND {m}.at <= $at\n"
-           "     AND ($include_superseded OR {m}.valid_to IS NULL OR {m}.valid_to > $at)))",
-           "current only; as of $at: existed then and still valid then"),
+    Clause(
+        ("at", "include_superseded"),
+        "(($at IS NULL AND ($include_superseded OR {m}.valid_to IS NULL))\n"
+        " OR ($at IS NOT NULL AND {m}.at <= $at\n"
+        "     AND ($include_superseded OR {m}.valid_to IS NULL OR {m}.valid_to > $at)))",
+        "current only; as of $at: existed then and still valid then",
+    ),
 )
 
 # every parameter the rule takes, in a fixed order (the Filters fields that reach Cypher)
@@ -113,10 +115,16 @@ def cog_entity_channel() -> None:
 # eligibility rule, the best $depth. The same block for the memory's own vector or text and for its derived
 # stream context (kgmem/derived/context.py); the standalone statements recall/vector and recall/keyword take
 # the index as $index. Yields <name>_fetched, <name>_eligible and <name> (a list of {id, score}).
-VECTOR_INDEXES = {"vector": "memory_embedding", "context_vector": "memory_context_embedding",
-                  "wide_vector": "memory_wide_embedding"}
-KEYWORD_INDEXES = {"keyword": "memory_text", "context_keyword": "memory_context_text",
-                   "window_keyword": "memory_window_text"}
+VECTOR_INDEXES = {
+    "vector": "memory_embedding",
+    "context_vector": "memory_context_embedding",
+    "wide_vector": "memory_wide_embedding",
+}
+KEYWORD_INDEXES = {
+    "keyword": "memory_text",
+    "context_keyword": "memory_context_text",
+    "window_keyword": "memory_window_text",
+}
 
 _VECTOR_BLOCK = """\
 CALL () {{

@@ -17,10 +17,12 @@ from ..results import iso
 from .eligibility import PARAMS
 from .timeparse import TimeFilter, parse_time_filter
 
-
 # questions that ask for a time: a time phrase in them says when the event was, not which memories to read
-_ASKS_WHEN = re.compile(r"^\W*(?:when\b|what\s+(?:time|date|day|year|month)\b|which\s+(?:year|month|day|date)\b|"
-                        r"how\s+long\s+ago\b)|\bwhen\s+(?:did|was|were|is|will|do|does|had|has)\b", re.I)
+_ASKS_WHEN = re.compile(
+    r"^\W*(?:when\b|what\s+(?:time|date|day|year|month)\b|which\s+(?:year|month|day|date)\b|"
+    r"how\s+long\s+ago\b)|\bwhen\s+(?:did|was|were|is|will|do|does|had|has)\b",
+    re.I,
+)
 
 TIME_MODES = ("auto", "filter", "rank", "off")
 
@@ -70,18 +72,29 @@ class Filters:
         """The window comes (partly) from a time phrase, so it may be dropped when it holds nothing."""
         return self.time_use == "filter"
 
-    def without_phrase_window(self) -> "Filters":
+    def without_phrase_window(self) -> Filters:
         """The same filters with the phrase's window turned into a ranking signal (explicit since/until stay)."""
-        return replace(self, start=self.given_start, end=self.given_end, time_use="rank-fallback",
-                       rank_window=RankWindow(self.start, self.end))
+        return replace(
+            self,
+            start=self.given_start,
+            end=self.given_end,
+            time_use="rank-fallback",
+            rank_window=RankWindow(self.start, self.end),
+        )
 
     def to_dict(self) -> dict:
         return {
-            "tenant": self.tenant, "user": self.user, "start": iso(self.start), "end": iso(self.end),
-            "at": iso(self.at), "include_superseded": self.include_superseded,
+            "tenant": self.tenant,
+            "user": self.user,
+            "start": iso(self.start),
+            "end": iso(self.end),
+            "at": iso(self.at),
+            "include_superseded": self.include_superseded,
             "current_only": self.at is None and not self.include_superseded,
-            "kinds": list(self.kinds) if self.kinds else None, "time_phrase": self.time_phrase,
-            "time_use": self.time_use, "rank_window": self.rank_window.to_dict() if self.rank_window else None,
+            "kinds": list(self.kinds) if self.kinds else None,
+            "time_phrase": self.time_phrase,
+            "time_use": self.time_use,
+            "rank_window": self.rank_window.to_dict() if self.rank_window else None,
         }
 
 
@@ -103,10 +116,19 @@ def time_use(tf: TimeFilter, query: str, mode: str = "auto") -> str:
     return "filter" if tf.relative and not _ASKS_WHEN.search(query) else "rank"
 
 
-def build_filters(query: str, *, tenant: str, user: str | None = None, at: dt.datetime | None = None,
-                  since: dt.datetime | None = None, until: dt.datetime | None = None,
-                  include_superseded: bool = False, kinds: tuple[str, ...] | None = None,
-                  now: dt.datetime | None = None, time_phrases: str = "auto") -> tuple[Filters, str]:
+def build_filters(
+    query: str,
+    *,
+    tenant: str,
+    user: str | None = None,
+    at: dt.datetime | None = None,
+    since: dt.datetime | None = None,
+    until: dt.datetime | None = None,
+    include_superseded: bool = False,
+    kinds: tuple[str, ...] | None = None,
+    now: dt.datetime | None = None,
+    time_phrases: str = "auto",
+) -> tuple[Filters, str]:
     """Filters for a question, and the text left to rank.
 
     ``time_phrases``: ``auto`` (the rule of :func:`time_use`), ``filter`` (every phrase is a hard window),
@@ -115,8 +137,17 @@ def build_filters(query: str, *, tenant: str, user: str | None = None, at: dt.da
     in it (its words may be in the memory: "4 years ago")."""
     if time_phrases not in TIME_MODES:
         raise InputError(f"must be one of {', '.join(TIME_MODES)}, got {time_phrases!r}", field="time_phrases")
-    f = Filters(tenant=tenant, user=user, start=since, end=until, at=at, include_superseded=include_superseded,
-                kinds=kinds, given_start=since, given_end=until)
+    f = Filters(
+        tenant=tenant,
+        user=user,
+        start=since,
+        end=until,
+        at=at,
+        include_superseded=include_superseded,
+        kinds=kinds,
+        given_start=since,
+        given_end=until,
+    )
     text = query
     if time_phrases != "off":
         ref = now or at or dt.datetime.now(dt.timezone.utc)
@@ -129,6 +160,7 @@ def build_filters(query: str, *, tenant: str, user: str | None = None, at: dt.da
                 f = replace(f, start=start, end=end, time_phrase=tf.phrase, time_use="filter")
                 text = tf.rest or query
             else:
-                f = replace(f, time_phrase=tf.phrase, time_use="rank",
-                            rank_window=RankWindow(tf.start, tf.end, tf.month))
+                f = replace(
+                    f, time_phrase=tf.phrase, time_use="rank", rank_window=RankWindow(tf.start, tf.end, tf.month)
+                )
     return f, text

@@ -25,8 +25,9 @@ class Fused:
     ranks: dict[str, int | None]  # channel -> 1-based rank, None when the channel did not return it
 
 
-def rrf(rankings: Mapping[str, Sequence[str]], k: int = DEFAULT_K,
-        weights: Mapping[str, float] | None = None) -> list[Fused]:
+def rrf(
+    rankings: Mapping[str, Sequence[str]], k: int = DEFAULT_K, weights: Mapping[str, float] | None = None
+) -> list[Fused]:
     """Fuse ranked id lists (one per channel, best first) into one list, best first."""
     if k < 0:
         raise ValueError("k must be >= 0")

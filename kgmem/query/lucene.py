@@ -13,14 +13,48 @@ from __future__ import annotations
 
 import re
 
+from ..calendar_names import MONTH_NUMBERS, WEEKDAYS
+
 _SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
 _TOKEN = re.compile(r"[\w][\w\-.:/@#']*", re.UNICODE)
 _OPERATORS = {"AND", "OR", "NOT", "TO"}
-QUESTION_WORDS = frozenset((
-    "why", "what", "what's", "whats", "who", "who's", "whom", "whose", "when", "when's", "where", "where's",
-    "which", "how", "how's", "did", "does", "do", "didn't", "doesn't", "don't", "was", "were", "has", "have",
-    "had", "can", "could", "would", "should", "is", "are", "am",
-))
+QUESTION_WORDS = frozenset(
+    (
+        "why",
+        "what",
+        "what's",
+        "whats",
+        "who",
+        "who's",
+        "whom",
+        "whose",
+        "when",
+        "when's",
+        "where",
+        "where's",
+        "which",
+        "how",
+        "how's",
+        "did",
+        "does",
+        "do",
+        "didn't",
+        "doesn't",
+        "don't",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "would",
+        "should",
+        "is",
+        "are",
+        "am",
+    )
+)
 
 
 def escape(term: str) -> str:
@@ -55,11 +89,14 @@ def _terms(text: str, max_terms: int, skip: frozenset[str]) -> list[str]:
 # this much in BM25: the entity channel and the entity boost carry who is asked about, and in a conversation
 # the speakers' names are on half the memories, so at full weight they outvote the words of the subject.
 NAME_WEIGHT = 0.3
+_CALENDAR = frozenset(MONTH_NUMBERS) | frozenset(WEEKDAYS)  # capitalised, but not names
 
 
 def _name_like(text: str) -> set[str]:
     words = [m.group(0) for m in _TOKEN.finditer(text)]
-    return {w for w in words[1:] if w[:1].isupper() and w.isalpha() and not w.isupper()}
+    return {
+        w for w in words[1:] if w[:1].isupper() and w.isalpha() and not w.isupper() and w.casefold() not in _CALENDAR
+    }
 
 
 def to_query(text: str, max_terms: int = 32) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from ..config import DEFAULT_HITS
 from ..embed import Embedder
@@ -15,13 +15,12 @@ from ..normalize import clean_text
 from ..results import Hit, Recall, from_epoch, iso
 from ..store import Store, cypher
 from . import channels as ch
-
-CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
 from . import confidence
 from .abstain import AbstainPolicy, Judgement, decide, identifier_tokens
 from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, boost, rrf
 
+CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
 CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "context_keyword", "window_keyword")
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kgmem-channel")
 TRANSFORM_VERSION = "recall/v2"
@@ -56,8 +55,9 @@ def _check(query: str, opts: RecallOptions) -> str:
     return clean_text(query)
 
 
-def _candidates(store: Store, vec, ranking_text: str, filters: Filters, depth: int,
-                opts: RecallOptions) -> tuple[dict[str, ch.Candidates], dict[str, dict]]:
+def _candidates(
+    store: Store, vec, ranking_text: str, filters: Filters, depth: int, opts: RecallOptions
+) -> tuple[dict[str, ch.Candidates], dict[str, dict]]:
     if filters.start is None and filters.end is None:
         both = ch.all_channels(store, vec, ranking_text, filters, depth, tuple(opts.channels))
         return both.found, both.details
@@ -71,8 +71,16 @@ def _candidates(store: Store, vec, ranking_text: str, filters: Filters, depth: i
     return dict(_POOL.map(run_channel, opts.channels)), {}
 
 
-def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranking_text: str,
-           opts: RecallOptions = RecallOptions(), *, explain: bool = False) -> Recall:
+def recall(
+    store: Store,
+    embedder: Embedder,
+    query: str,
+    filters: Filters,
+    ranking_text: str,
+    opts: RecallOptions = RecallOptions(),
+    *,
+    explain: bool = False,
+) -> Recall:
     query = _check(query, opts)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -85,8 +93,10 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
     note = None
     if filters.phrase_window and not any(c.ids for c in found.values()):
         # the time phrase's window holds nothing eligible: rank without it (the phrase still ranks) and say so
-        note = (f"the time phrase '{filters.time_phrase}' named a window with nothing eligible in it; "
-                "ranked without that window, the phrase used only for ranking")
+        note = (
+            f"the time phrase '{filters.time_phrase}' named a window with nothing eligible in it; "
+            "ranked without that window, the phrase used only for ranking"
+        )
         filters = filters.without_phrase_window()
         found, details = _candidates(store, vec, query, filters, depth, opts)
     timings["channels_ms"] = (time.perf_counter() - t) * 1000
@@ -141,14 +151,22 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
     judgements, abstained, reason = decide(hits, idents, opts.policy)
     model = confidence.shipped() if opts.learned else None
     conf_values = confidence.features(
-        hits, {h.id: h.channels for h in hits}, plain, opts.rrf_k, tuple(found), entity_keys,
+        hits,
+        {h.id: h.channels for h in hits},
+        plain,
+        opts.rrf_k,
+        tuple(found),
+        entity_keys,
         {i: d.get("mentions") or [] for i, d in details.items()},
-        bool(hits) and bool(idents & identifier_tokens(hits[0].text)))
+        bool(hits) and bool(idents & identifier_tokens(hits[0].text)),
+    )
     p_answer = model.probability(conf_values) if model is not None else None
-    if model is not None and hits:
-        # the learned decision replaces the hand thresholds for the answer; hits below the best keep theirs
+    if model is not None and hits and not judgements[0].why.startswith("exact token"):
+        # the learned decision replaces the hand thresholds for the answer (an identifier of the question found
+        # by the keyword channel stays decisive: embeddings blur "zx9q", the model's cosine says little there);
+        # hits below the best keep their own judgement
         abstained = p_answer < model.threshold
-        reason = (f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None)
+        reason = f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None
         judgements[0] = Judgement(not abstained, f"learned confidence {p_answer:.2f} (threshold {model.threshold:.2f})")
     for hit, j in zip(hits, judgements):
         hit.confident = j.confident and not abstained
@@ -163,22 +181,38 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
             "model": embedder.model_id,
             "ranking_text": ranking_text,
             "filters": filters.to_dict(),
-            "options": {"k": opts.k, "rrf_k": opts.rrf_k, "depth": depth, "overfetch": opts.overfetch,
-                        "expand": opts.expand, "channels": list(opts.channels), "entity_boost": opts.entity_boost,
-                        "time_boost": opts.time_boost},
+            "options": {
+                "k": opts.k,
+                "rrf_k": opts.rrf_k,
+                "depth": depth,
+                "overfetch": opts.overfetch,
+                "expand": opts.expand,
+                "channels": list(opts.channels),
+                "entity_boost": opts.entity_boost,
+                "time_boost": opts.time_boost,
+            },
             "policy": opts.policy.to_dict(),
-            "confidence": {"features": {k: round(v, 6) for k, v in conf_values.items()},
-                           "probability": None if p_answer is None else round(p_answer, 6),
-                           "model": None if model is None else {"threshold": model.threshold,
-                                                                "data_version": model.data_version,
-                                                                "trained_on": model.trained_on}},
+            "confidence": {
+                "features": {k: round(v, 6) for k, v in conf_values.items()},
+                "probability": None if p_answer is None else round(p_answer, 6),
+                "model": None
+                if model is None
+                else {"threshold": model.threshold, "data_version": model.data_version, "trained_on": model.trained_on},
+            },
             "channels": {name: c.to_dict() for name, c in found.items()},
-            "fused": [{"id": f.id, "score": round(f.score, 6), "ranks": f.ranks} for f in fused[: depth]],
-            "judgements": [{"id": h.id, "confident": j.confident, "why": j.why}
-                           for h, j in zip(hits, judgements)],
-            "cypher": {n: cypher.load(n).path.name for n in
-                       ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword",
-                        "recall/entity", "recall/details")},
+            "fused": [{"id": f.id, "score": round(f.score, 6), "ranks": f.ranks} for f in fused[:depth]],
+            "judgements": [{"id": h.id, "confident": j.confident, "why": j.why} for h, j in zip(hits, judgements)],
+            "cypher": {
+                n: cypher.load(n).path.name
+                for n in (
+                    "recall/candidates",
+                    "recall/vector",
+                    "recall/vector_exact",
+                    "recall/keyword",
+                    "recall/entity",
+                    "recall/details",
+                )
+            },
             "context_transform": CONTEXT_TRANSFORM,
             "timings_ms": {k2: round(v, 2) for k2, v in timings.items()},
             "at": iso(dt.datetime.now(dt.timezone.utc)),
@@ -187,17 +221,27 @@ def recall(store: Store, embedder: Embedder, query: str, filters: Filters, ranki
         reason = note if reason is None else f"{reason}; {note}"
         if manifest is not None:
             manifest["time_fallback"] = note
-    return Recall(query=query, abstained=abstained, reason=reason, hits=hits, explain=manifest,
-                  confidence=p_answer, features=conf_values)
+    return Recall(
+        query=query,
+        abstained=abstained,
+        reason=reason,
+        hits=hits,
+        explain=manifest,
+        confidence=p_answer,
+        features=conf_values,
+    )
 
 
 def _details(store: Store, tenant: str, ids: list[str], vec, entity_keys: list[str]) -> dict[str, dict]:
-    return {r["hit"]["id"]: r["hit"] for r in store.read("recall/details", tenant=tenant, ids=ids,
-                                                         vector=vec.tolist(), entity_keys=entity_keys)}
+    return {
+        r["hit"]["id"]: r["hit"]
+        for r in store.read("recall/details", tenant=tenant, ids=ids, vector=vec.tolist(), entity_keys=entity_keys)
+    }
 
 
-def _bonuses(fused: list[Fused], details: dict[str, dict], entity_keys: list[str], filters: Filters,
-             opts: RecallOptions) -> dict[str, float]:
+def _bonuses(
+    fused: list[Fused], details: dict[str, dict], entity_keys: list[str], filters: Filters, opts: RecallOptions
+) -> dict[str, float]:
     """The fusion's two boosts: the share of the question's entities a hit mentions (× ``entity_boost``) and
     whether its time falls in a time phrase's ranking window (× ``time_boost``)."""
     out: dict[str, float] = {}
@@ -220,7 +264,8 @@ def _attach_context(store: Store, tenant: str, hits: list[Hit], hops: int) -> No
     rows = store.read("recall/neighbors", tenant=tenant, ids=[h.id for h in hits], hops=hops)
     by_id: dict[str, list[dict]] = {}
     for r in rows:
-        by_id.setdefault(r["id"], []).append({"id": r["neighbor"], "text": r["text"], "at": iso(r["at"]),
-                                              "offset": r["offset"]})
+        by_id.setdefault(r["id"], []).append(
+            {"id": r["neighbor"], "text": r["text"], "at": iso(r["at"]), "offset": r["offset"]}
+        )
     for h in hits:
         h.context = by_id.get(h.id, [])

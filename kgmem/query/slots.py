@@ -22,22 +22,32 @@ class SlotRef:
     slot: str
 
 
-def resolve_slot(vocabulary: Vocabulary, tenant: str, subject: str, predicate: str, obj: str | None = None,
-                 *, embed: Callable | None = None) -> SlotRef:
+def resolve_slot(
+    vocabulary: Vocabulary,
+    tenant: str,
+    subject: str,
+    predicate: str,
+    obj: str | None = None,
+    *,
+    embed: Callable | None = None,
+) -> SlotRef:
     """Normalise a (subject, predicate[, object]) question the way the write path normalises facts."""
     pred = vocabulary.normalize(predicate, embed=embed).name
     subj = normalize_subject(subject)
     multi = vocabulary.is_multi(pred)
     okey = object_key(obj) if (multi and obj is not None) else None
-    return SlotRef(tenant, subj, pred, normalize_object(obj) if okey is not None else None,
-                   slot_key(tenant, subj, pred, okey))
+    return SlotRef(
+        tenant, subj, pred, normalize_object(obj) if okey is not None else None, slot_key(tenant, subj, pred, okey)
+    )
 
 
-def value_at(store: Store, ref: SlotRef, at: dt.datetime | None = None,
-             known_at: dt.datetime | None = None) -> SlotAnswer:
+def value_at(
+    store: Store, ref: SlotRef, at: dt.datetime | None = None, known_at: dt.datetime | None = None
+) -> SlotAnswer:
     rows = store.read("facts/value_at", tenant=ref.tenant, slot=ref.slot, at=at, known_at=known_at)
-    return SlotAnswer(ref.subject, ref.predicate, ref.object, at, Fact.from_row(rows[0]) if rows else None,
-                      known_at=known_at)
+    return SlotAnswer(
+        ref.subject, ref.predicate, ref.object, at, Fact.from_row(rows[0]) if rows else None, known_at=known_at
+    )
 
 
 def history(store: Store, ref: SlotRef, known_at: dt.datetime | None = None) -> History:

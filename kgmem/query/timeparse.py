@@ -83,13 +83,13 @@ __all__ = ["TimeFilter", "parse_time_filter"]
 @dataclass(frozen=True)
 class TimeFilter:
     start: dt.datetime | None  # inclusive, tz-aware UTC
-    end: dt.datetime | None    # exclusive, tz-aware UTC
-    phrase: str                # the matched text, as in the query
-    rest: str                  # the query with the phrase removed (whitespace tidied), for ranking
-    kind: str = "calendar"     # range (since/before/after/between) | rolling (last N days, past week) |
-                               # period (this/last week, today, yesterday) | ago (N units ago) |
-                               # weekday (last Friday, on Friday) | calendar (in May, on March 1, 2026)
-    month: int | None = None   # a year-less month ("in August"): its number, for matching any year's August
+    end: dt.datetime | None  # exclusive, tz-aware UTC
+    phrase: str  # the matched text, as in the query
+    rest: str  # the query with the phrase removed (whitespace tidied), for ranking
+    kind: str = "calendar"  # range (since/before/after/between) | rolling (last N days, past week) |
+    # period (this/last week, today, yesterday) | ago (N units ago) |
+    # weekday (last Friday, on Friday) | calendar (in May, on March 1, 2026)
+    month: int | None = None  # a year-less month ("in August"): its number, for matching any year's August
 
     @property
     def relative(self) -> bool:
@@ -102,17 +102,90 @@ class TimeFilter:
 
 _MONTHS = MONTH_NUMBERS
 _WEEKDAYS = WEEKDAY_NUMBERS
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-                 "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1}
+_NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a": 1,
+    "an": 1,
+}
 # month names that are also ordinary English words
 _AMBIGUOUS_MONTHS = {"may", "march", "mar"}
 # words that may follow a lower-case month "may" after a preposition ("in may for acme", "since may?")
 _AFTER_MONTH_OK = {
-    "and", "or", "but", "of", "to", "for", "from", "with", "at", "on", "in", "by", "about", "regarding",
-    "when", "while", "where", "that", "which", "who", "whom", "what", "why", "how", "so", "then", "vs",
-    "versus", "through", "until", "till", "before", "after", "since", "during", "we", "i", "you", "they",
-    "he", "she", "it", "our", "my", "your", "their", "his", "her", "its", "the", "this", "was", "were",
-    "did", "do", "does", "is", "are", "had", "has", "have", "last", "only", "please",
+    "and",
+    "or",
+    "but",
+    "of",
+    "to",
+    "for",
+    "from",
+    "with",
+    "at",
+    "on",
+    "in",
+    "by",
+    "about",
+    "regarding",
+    "when",
+    "while",
+    "where",
+    "that",
+    "which",
+    "who",
+    "whom",
+    "what",
+    "why",
+    "how",
+    "so",
+    "then",
+    "vs",
+    "versus",
+    "through",
+    "until",
+    "till",
+    "before",
+    "after",
+    "since",
+    "during",
+    "we",
+    "i",
+    "you",
+    "they",
+    "he",
+    "she",
+    "it",
+    "our",
+    "my",
+    "your",
+    "their",
+    "his",
+    "her",
+    "its",
+    "the",
+    "this",
+    "was",
+    "were",
+    "did",
+    "do",
+    "does",
+    "is",
+    "are",
+    "had",
+    "has",
+    "have",
+    "last",
+    "only",
+    "please",
 }
 
 _MON = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?"
@@ -126,28 +199,41 @@ _UNIT_AFTER_YEAR = (
 )
 _YEAR = r"(?:19\d\d|20\d\d|2100)(?![\w/]|-\d)" + _UNIT_AFTER_YEAR
 _NUM = r"(?:\d{1,5}|" + "|".join(w for w in _NUMBER_WORDS if w not in ("a", "an")) + r")"
-_L = r"(?<![\w/\-])"          # left edge of a phrase
-_R = r"(?![\w/]|-\d)"         # right edge of a date
+_L = r"(?<![\w/\-])"  # left edge of a phrase
+_R = r"(?![\w/]|-\d)"  # right edge of a date
 
 # Sub-forms of a <date>, longest first (the regex alternation takes the first form that matches).
-_F_MD = rf"{_MON}\s+{_DAY}(?:,?\s+{_YEAR})?"                       # March 1st, 2026 / March 1
-_F_DM = rf"{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?"             # 1 March 2026 / 1st of March
-_F_ISO_DAY = r"\d{4}-\d{1,2}-\d{1,2}" + _R                         # 2026-03-01
-_F_US = r"\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})" + _R                    # 3/1/2026, 3/1/26
-_F_ISO_MONTH = r"\d{4}-\d{1,2}" + _R                               # 2026-03
-_F_MONTH_YEAR = rf"{_MON},?\s+{_YEAR}"                             # March 2026
-_F_MONTH = _MON                                                    # March
-_F_YEAR = _YEAR                                                    # 2026
-_F_WEEKDAY = _WD                                                   # Friday
+_F_MD = rf"{_MON}\s+{_DAY}(?:,?\s+{_YEAR})?"  # March 1st, 2026 / March 1
+_F_DM = rf"{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?"  # 1 March 2026 / 1st of March
+_F_ISO_DAY = r"\d{4}-\d{1,2}-\d{1,2}" + _R  # 2026-03-01
+_F_US = r"\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})" + _R  # 3/1/2026, 3/1/26
+_F_ISO_MONTH = r"\d{4}-\d{1,2}" + _R  # 2026-03
+_F_MONTH_YEAR = rf"{_MON},?\s+{_YEAR}"  # March 2026
+_F_MONTH = _MON  # March
+_F_YEAR = _YEAR  # 2026
+_F_WEEKDAY = _WD  # Friday
 _F_TODAY = r"(?:today|yesterday)\b"
 _F_REL_PERIOD = r"(?:last|previous|this|current)\s+(?:week|month|year)\b"
 _F_LAST_WD = rf"(?:last|this\s+past|past)\s+{_WD}"
 _F_AGO = rf"(?:{_NUM}|an?)\s+(?:days?|weeks?|months?|years?)\s+ago\b"
 
-_DATE_FORMS = [_F_MD, _F_DM, _F_ISO_DAY, _F_US, _F_ISO_MONTH, _F_MONTH_YEAR, _F_MONTH, _F_YEAR, _F_WEEKDAY,
-               _F_TODAY, _F_REL_PERIOD, _F_LAST_WD, _F_AGO]
+_DATE_FORMS = [
+    _F_MD,
+    _F_DM,
+    _F_ISO_DAY,
+    _F_US,
+    _F_ISO_MONTH,
+    _F_MONTH_YEAR,
+    _F_MONTH,
+    _F_YEAR,
+    _F_WEEKDAY,
+    _F_TODAY,
+    _F_REL_PERIOD,
+    _F_LAST_WD,
+    _F_AGO,
+]
 _DATE = "(?:" + "|".join(_DATE_FORMS) + ")"
-_POSS = r"(?:'s|’s)?"   # "last week's", "yesterday's"
+_POSS = r"(?:'s|’s)?"  # "last week's", "yesterday's"
 _NOT_OF = r"(?!\s+of\b)"  # "the last day of the sprint" is not a window
 
 _FLAGS = re.IGNORECASE
@@ -172,16 +258,18 @@ def _rx(pattern: str) -> Any:
 
 # --------------------------------------------------------------------------------------------- date specs
 
+
 @dataclass(frozen=True)
 class _Spec:
     """A parsed <date>: a calendar day, a month or a year (year possibly missing), a weekday, or a fixed span."""
-    kind: str                       # day | month | year | weekday | fixed
+
+    kind: str  # day | month | year | weekday | fixed
     year: int | None = None
     month: int | None = None
     day: int | None = None
     weekday: int | None = None
-    span: tuple[dt.datetime, dt.datetime] | None = None   # for kind == fixed
-    day_granular: bool = False      # fixed spans that name one day (today, 3 days ago, last Friday)
+    span: tuple[dt.datetime, dt.datetime] | None = None  # for kind == fixed
+    day_granular: bool = False  # fixed spans that name one day (today, 3 days ago, last Friday)
 
     @property
     def floating(self) -> bool:
@@ -244,8 +332,9 @@ def _earliest_md(m: int, d: int, ref: dt.date) -> dt.date:
     raise ValueError("no such day")
 
 
-def _resolve(spec: _Spec, today: dt.date, *, on_or_before: dt.date | None = None,
-             on_or_after: dt.date | None = None) -> tuple[dt.datetime, dt.datetime]:
+def _resolve(
+    spec: _Spec, today: dt.date, *, on_or_before: dt.date | None = None, on_or_after: dt.date | None = None
+) -> tuple[dt.datetime, dt.datetime]:
     """The UTC span ``spec`` names. A floating spec is placed by default at its most recent past occurrence
     (on or before today; weekdays strictly before today), or on/before resp. on/after a given anchor day."""
     if spec.kind == "fixed":
@@ -304,10 +393,24 @@ def _dateparser(text: str, now: dt.datetime) -> dt.date | None:
     return parsed.date() if parsed is not None else None
 
 
-_FULL = {name: _rx(rf"{form}\Z") for name, form in [
-    ("md", _F_MD), ("dm", _F_DM), ("iso_day", _F_ISO_DAY), ("us", _F_US), ("iso_month", _F_ISO_MONTH),
-    ("month_year", _F_MONTH_YEAR), ("month", _F_MONTH), ("year", _F_YEAR), ("weekday", _F_WEEKDAY),
-    ("today", _F_TODAY), ("rel_period", _F_REL_PERIOD), ("last_wd", _F_LAST_WD), ("ago", _F_AGO)]}
+_FULL = {
+    name: _rx(rf"{form}\Z")
+    for name, form in [
+        ("md", _F_MD),
+        ("dm", _F_DM),
+        ("iso_day", _F_ISO_DAY),
+        ("us", _F_US),
+        ("iso_month", _F_ISO_MONTH),
+        ("month_year", _F_MONTH_YEAR),
+        ("month", _F_MONTH),
+        ("year", _F_YEAR),
+        ("weekday", _F_WEEKDAY),
+        ("today", _F_TODAY),
+        ("rel_period", _F_REL_PERIOD),
+        ("last_wd", _F_LAST_WD),
+        ("ago", _F_AGO),
+    ]
+}
 _MONTH_TOKEN = _rx(_MON)
 _YEAR_TOKEN = _rx(r"(?<!\d)(?:19\d\d|20\d\d|2100)(?!\d)")
 
@@ -473,8 +576,9 @@ def _h_last_weekday(m: re.Match, q: str, now: dt.datetime) -> Span:
 
 def _date_of(m: re.Match, group: str, q: str, now: dt.datetime, **kw) -> _Spec | None:
     spec = _spec(m.group(group), now, **kw)
-    if spec is None or (spec.kind == "month" and spec.year is None
-                        and not _lowercase_may_ok(q, m.group(group), m.end(group))):
+    if spec is None or (
+        spec.kind == "month" and spec.year is None and not _lowercase_may_ok(q, m.group(group), m.end(group))
+    ):
         return None
     return spec
 
@@ -531,14 +635,31 @@ _UNITS_N = r"(?P<unit>minutes?|hours?|days?|weeks?|months?|years?)"
 _BARE_DATE = "(?:" + "|".join([_F_MD, _F_DM, _F_ISO_DAY, _F_US, _F_MONTH_YEAR]) + ")"
 
 _PATTERNS: list[tuple[re.Pattern, _Handler]] = [
-    (_rx(rf"{_L}(?:between|from)\s+(?P<d1>{_DATE})\s+(?:and|to|until|till|through|thru)\s+(?P<d2>{_DATE}){_POSS}"),
-     _h_between),
-    (_rx(rf"{_L}(?:(?:in|over|within|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+(?P<n>{_NUM})\s+"
-         rf"{_UNITS_N}\b{_NOT_OF}"), _h_rolling_n),
-    (_rx(rf"{_L}(?:(?:in|over|within|during)\s+)?the\s+(?:last|past|previous)\s+"
-         rf"(?P<unit>24\s+hours|hour|day|week|month|year)\b{_NOT_OF}"), _h_rolling_1),
-    (_rx(rf"{_L}(?:(?:in|over|within|during)\s+)?(?:past\s+(?P<unit>24\s+hours|hour|day|week|month|year)|"
-         rf"last\s+(?P<unit2>24\s+hours|hour|day))\b{_NOT_OF}"), _h_rolling_1),
+    (
+        _rx(rf"{_L}(?:between|from)\s+(?P<d1>{_DATE})\s+(?:and|to|until|till|through|thru)\s+(?P<d2>{_DATE}){_POSS}"),
+        _h_between,
+    ),
+    (
+        _rx(
+            rf"{_L}(?:(?:in|over|within|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+(?P<n>{_NUM})\s+"
+            rf"{_UNITS_N}\b{_NOT_OF}"
+        ),
+        _h_rolling_n,
+    ),
+    (
+        _rx(
+            rf"{_L}(?:(?:in|over|within|during)\s+)?the\s+(?:last|past|previous)\s+"
+            rf"(?P<unit>24\s+hours|hour|day|week|month|year)\b{_NOT_OF}"
+        ),
+        _h_rolling_1,
+    ),
+    (
+        _rx(
+            rf"{_L}(?:(?:in|over|within|during)\s+)?(?:past\s+(?P<unit>24\s+hours|hour|day|week|month|year)|"
+            rf"last\s+(?P<unit2>24\s+hours|hour|day))\b{_NOT_OF}"
+        ),
+        _h_rolling_1,
+    ),
     (_rx(rf"{_L}(?P<n>{_NUM}|an?)\s+(?P<unit>days?|weeks?|months?|years?)\s+ago\b"), _h_ago),
     (_rx(rf"{_L}(?:last|previous)\s+(?P<unit>week|month|year)\b{_NOT_OF}{_POSS}"), _h_last_period),
     (_rx(rf"{_L}(?:this|current)\s+(?P<unit>week|month|year)\b{_NOT_OF}{_POSS}"), _h_this_period),
@@ -554,20 +675,28 @@ _PATTERNS: list[tuple[re.Pattern, _Handler]] = [
 
 
 _KINDS: dict[_Handler, str] = {
-    _h_between: "range", _h_since: "range", _h_before: "range", _h_after: "range",
-    _h_rolling_n: "rolling", _h_rolling_1: "rolling",
-    _h_last_period: "period", _h_this_period: "period", _h_today: "period",
-    _h_ago: "ago", _h_last_weekday: "weekday",
+    _h_between: "range",
+    _h_since: "range",
+    _h_before: "range",
+    _h_after: "range",
+    _h_rolling_n: "rolling",
+    _h_rolling_1: "rolling",
+    _h_last_period: "period",
+    _h_this_period: "period",
+    _h_today: "period",
+    _h_ago: "ago",
+    _h_last_weekday: "weekday",
 }
 
 # --------------------------------------------------------------------------------------------- entry point
 
+
 def _tidy(text: str) -> str:
     text = re.sub(r"\s+", " ", text).strip()
-    text = re.sub(r"\s+([?.!,;:])", r"\1", text)            # "what happened ?" -> "what happened?"
-    text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text)     # "a, , b" -> "a, b"
-    text = re.sub(r"[,;:]+(?=[?.!]|$)", "", text)           # "deploys,?" -> "deploys?"
-    text = re.sub(r"^[,;:.]\s*", "", text)                  # ", what broke" -> "what broke"
+    text = re.sub(r"\s+([?.!,;:])", r"\1", text)  # "what happened ?" -> "what happened?"
+    text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text)  # "a, , b" -> "a, b"
+    text = re.sub(r"[,;:]+(?=[?.!]|$)", "", text)  # "deploys,?" -> "deploys?"
+    text = re.sub(r"^[,;:.]\s*", "", text)  # ", what broke" -> "what broke"
     return text.strip()
 
 
@@ -591,7 +720,7 @@ def parse_time_filter(query: str, now: dt.datetime) -> TimeFilter | None:
             continue
         start, end = span
         phrase = m.group(0)
-        rest = _tidy(query[:m.start()] + " " + query[m.end():])
+        rest = _tidy(query[: m.start()] + " " + query[m.end() :])
         kind = _KINDS.get(handler, "calendar")
         month = None
         if kind == "calendar" and "d" in m.groupdict() and m.group("d"):

@@ -56,12 +56,14 @@ def format_report(report: dict[str, Any]) -> str:
         + ("" if chosen["adversarial_gate_met"] else "  (no configuration reached 85% adversarial; best CV shown)"),
         f"shipped default: {default['kind']}, embedding={default['use_embedding']}",
     ]
+
     def matches(r: dict[str, Any], config: dict[str, Any]) -> bool:
         return r["kind"] == config["kind"] and r["use_embedding"] == config["use_embedding"]
 
     # Detail the shipped default when it was evaluated, else the best configuration.
-    best = next((r for r in report["results"] if matches(r, default)), None) \
-        or next(r for r in report["results"] if matches(r, chosen))
+    best = next((r for r in report["results"] if matches(r, default)), None) or next(
+        r for r in report["results"] if matches(r, chosen)
+    )
     lines += ["", f"confusion, pooled CV predictions ({best['kind']}, embedding={best['use_embedding']}):"]
     lines += _matrix(best["cv"]["confusion"], report["labels"])
     lines += ["", "confusion, adversarial set:"]
@@ -88,8 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown kinds {unknown}; use {', '.join(KINDS)}")
     report = evaluate(
-        kinds=kinds, embeddings=(False,) if args.no_embedding else (False, True),
-        train_path=args.train, adversarial_path=args.adversarial, folds=args.folds, seed=args.seed,
+        kinds=kinds,
+        embeddings=(False,) if args.no_embedding else (False, True),
+        train_path=args.train,
+        adversarial_path=args.adversarial,
+        folds=args.folds,
+        seed=args.seed,
     )
     if args.json:
         json.dump(report, sys.stdout, indent=2)

@@ -27,66 +27,346 @@ FEATURE_VERSION = 1
 
 _WH_WORDS = ("what", "who", "when", "where", "which", "why", "how")
 _QUESTION_STARTERS = frozenset(
-    _WH_WORDS + ("whose", "whom", "is", "are", "was", "were", "do", "does", "did", "can", "could",
-                 "has", "have", "had", "will", "would", "should", "any", "anything")
+    _WH_WORDS
+    + (
+        "whose",
+        "whom",
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "should",
+        "any",
+        "anything",
+    )
 )
-_IMPERATIVE_STARTERS = frozenset((
-    "tell", "show", "find", "list", "give", "get", "pull", "look", "search", "remind", "recall", "track",
-    "write", "help", "suggest", "explain", "describe", "draft", "compose", "imagine", "summarize",
-    "create", "generate", "translate", "rewrite", "recommend", "design", "outline", "pretend", "make",
-    "brainstorm", "compare", "convert", "proofread", "play", "let's", "note", "remember", "could", "can",
-))
-_FIRST_PERSON = frozenset(("i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm", "i've", "i'd", "we're", "we've"))
+_IMPERATIVE_STARTERS = frozenset(
+    (
+        "tell",
+        "show",
+        "find",
+        "list",
+        "give",
+        "get",
+        "pull",
+        "look",
+        "search",
+        "remind",
+        "recall",
+        "track",
+        "write",
+        "help",
+        "suggest",
+        "explain",
+        "describe",
+        "draft",
+        "compose",
+        "imagine",
+        "summarize",
+        "create",
+        "generate",
+        "translate",
+        "rewrite",
+        "recommend",
+        "design",
+        "outline",
+        "pretend",
+        "make",
+        "brainstorm",
+        "compare",
+        "convert",
+        "proofread",
+        "play",
+        "let's",
+        "note",
+        "remember",
+        "could",
+        "can",
+    )
+)
+_FIRST_PERSON = frozenset(
+    ("i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "i'm", "i've", "i'd", "we're", "we've")
+)
 _SECOND_PERSON = frozenset(("you", "your", "yours", "you're", "you've"))
 _PAST_AUX = frozenset(("was", "were", "did", "had", "used", "didn't", "wasn't", "weren't"))
-_MONTHS = frozenset((
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-))
+_MONTHS = frozenset(
+    (
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    )
+)
 _WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
 
 # Multi-word cues are matched on the space-padded, lowercased token string, so " led to " never matches
 # inside "misled today".
 _TEMPORAL_PAST = (
-    "before", "previously", "previous", "formerly", "former", "originally", "original", "used to", "use to",
-    "earlier", "old", "prior", "back in", "at the time", "first", "anymore", "no longer", "ago",
-    "when we first", "at the start of",
+    "before",
+    "previously",
+    "previous",
+    "formerly",
+    "former",
+    "originally",
+    "original",
+    "used to",
+    "use to",
+    "earlier",
+    "old",
+    "prior",
+    "back in",
+    "at the time",
+    "first",
+    "anymore",
+    "no longer",
+    "ago",
+    "when we first",
+    "at the start of",
 )
 _TEMPORAL_CHANGE = (
-    "changed", "change", "changes", "history", "evolve", "evolved", "over time", "trend", "trended",
-    "timeline", "different", "shifted", "gone up", "gone down", "went up", "still", "ever", "always",
-    "since", "past values", "over the years", "switched", "became", "become", "moved", "start", "started",
+    "changed",
+    "change",
+    "changes",
+    "history",
+    "evolve",
+    "evolved",
+    "over time",
+    "trend",
+    "trended",
+    "timeline",
+    "different",
+    "shifted",
+    "gone up",
+    "gone down",
+    "went up",
+    "still",
+    "ever",
+    "always",
+    "since",
+    "past values",
+    "over the years",
+    "switched",
+    "became",
+    "become",
+    "moved",
+    "start",
+    "started",
 )
-_TEMPORAL_POINT = ("as of", "last year", "last month", "last spring", "last summer", "last winter",
-                   "last fall", "in q1", "in q2", "in q3", "in q4", "at the end of", "years ago", "year ago")
+_TEMPORAL_POINT = (
+    "as of",
+    "last year",
+    "last month",
+    "last spring",
+    "last summer",
+    "last winter",
+    "last fall",
+    "in q1",
+    "in q2",
+    "in q3",
+    "in q4",
+    "at the end of",
+    "years ago",
+    "year ago",
+)
 _TEMPORAL_RECENT = (
-    "yesterday", "today", "tonight", "last week", "last night", "this morning", "this week", "recently",
-    "lately", "last time", "this quarter", "last session",
+    "yesterday",
+    "today",
+    "tonight",
+    "last week",
+    "last night",
+    "this morning",
+    "this week",
+    "recently",
+    "lately",
+    "last time",
+    "this quarter",
+    "last session",
 )
 _CAUSAL = (
-    "why", "cause", "caused", "causes", "causing", "because", "led to", "lead to", "leads to", "reason",
-    "reasons", "reasoning", "how come", "root cause", "went wrong", "go wrong", "due to", "triggered",
-    "trigger", "motivation", "prompted", "behind", "explanation", "contributed", "responsible for",
-    "made us", "brought down", "drove", "made the",
+    "why",
+    "cause",
+    "caused",
+    "causes",
+    "causing",
+    "because",
+    "led to",
+    "lead to",
+    "leads to",
+    "reason",
+    "reasons",
+    "reasoning",
+    "how come",
+    "root cause",
+    "went wrong",
+    "go wrong",
+    "due to",
+    "triggered",
+    "trigger",
+    "motivation",
+    "prompted",
+    "behind",
+    "explanation",
+    "contributed",
+    "responsible for",
+    "made us",
+    "brought down",
+    "drove",
+    "made the",
 )
 _CREATIVE = (
-    "write", "help", "suggest", "explain", "describe", "draft", "compose", "imagine", "poem", "story",
-    "haiku", "joke", "limerick", "brainstorm", "create", "generate", "translate", "rewrite", "recommend",
-    "design", "outline", "pretend", "proofread", "lyrics", "essay", "tips", "creative", "riddle",
-    "quote", "recipe", "come up with", "make up", "song",
+    "write",
+    "help",
+    "suggest",
+    "explain",
+    "describe",
+    "draft",
+    "compose",
+    "imagine",
+    "poem",
+    "story",
+    "haiku",
+    "joke",
+    "limerick",
+    "brainstorm",
+    "create",
+    "generate",
+    "translate",
+    "rewrite",
+    "recommend",
+    "design",
+    "outline",
+    "pretend",
+    "proofread",
+    "lyrics",
+    "essay",
+    "tips",
+    "creative",
+    "riddle",
+    "quote",
+    "recipe",
+    "come up with",
+    "make up",
+    "song",
 )
 _RECALL = (
-    "remember", "mention", "mentioned", "mentioning", "mentions", "note", "notes", "noted", "said", "say",
-    "discussed", "discuss", "decided", "decide", "anything about", "anything on", "find", "show", "search",
-    "recall", "talk", "talked", "told", "remind", "summarize", "recap", "memories", "journal", "conversation",
-    "meeting", "agreed", "agree", "happened", "what do you know", "anything", "takeaways", "feedback",
-    "look up", "pull up", "wrote", "jot", "latest on",
+    "remember",
+    "mention",
+    "mentioned",
+    "mentioning",
+    "mentions",
+    "note",
+    "notes",
+    "noted",
+    "said",
+    "say",
+    "discussed",
+    "discuss",
+    "decided",
+    "decide",
+    "anything about",
+    "anything on",
+    "find",
+    "show",
+    "search",
+    "recall",
+    "talk",
+    "talked",
+    "told",
+    "remind",
+    "summarize",
+    "recap",
+    "memories",
+    "journal",
+    "conversation",
+    "meeting",
+    "agreed",
+    "agree",
+    "happened",
+    "what do you know",
+    "anything",
+    "takeaways",
+    "feedback",
+    "look up",
+    "pull up",
+    "wrote",
+    "jot",
+    "latest on",
 )
 _ATTRIBUTE_NOUNS = (
-    "phone", "number", "address", "email", "birthday", "name", "price", "cost", "manager", "password",
-    "code", "id", "status", "version", "deadline", "title", "salary", "rent", "budget", "dosage", "size",
-    "port", "region", "owner", "owns", "live", "lives", "work", "works", "age", "old", "weight", "weigh",
-    "rate", "limit", "timeout", "lead", "contact", "date", "time", "link", "plate", "sku", "capacity",
+    "phone",
+    "number",
+    "address",
+    "email",
+    "birthday",
+    "name",
+    "price",
+    "cost",
+    "manager",
+    "password",
+    "code",
+    "id",
+    "status",
+    "version",
+    "deadline",
+    "title",
+    "salary",
+    "rent",
+    "budget",
+    "dosage",
+    "size",
+    "port",
+    "region",
+    "owner",
+    "owns",
+    "live",
+    "lives",
+    "work",
+    "works",
+    "age",
+    "old",
+    "weight",
+    "weigh",
+    "rate",
+    "limit",
+    "timeout",
+    "lead",
+    "contact",
+    "date",
+    "time",
+    "link",
+    "plate",
+    "sku",
+    "capacity",
 )
 
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:['][a-z]+)?")
@@ -198,7 +478,7 @@ def surface_features(question: str) -> np.ndarray:
 class SurfaceFeatures(TransformerMixin, BaseEstimator):
     """Stateless transformer: an (n, len(FEATURE_NAMES)) array of :func:`surface_features`."""
 
-    def fit(self, X: Sequence[str], y: object = None) -> "SurfaceFeatures":
+    def fit(self, X: Sequence[str], y: object = None) -> SurfaceFeatures:
         return self
 
     def transform(self, X: Sequence[str]) -> np.ndarray:
@@ -244,7 +524,7 @@ class EmbeddingFeatures(TransformerMixin, BaseEstimator):
     def __init__(self, by_anchor: bool = False):
         self.by_anchor = by_anchor
 
-    def fit(self, X: Sequence[str], y: object = None) -> "EmbeddingFeatures":
+    def fit(self, X: Sequence[str], y: object = None) -> EmbeddingFeatures:
         return self
 
     def transform(self, X: Sequence[str]) -> np.ndarray:
@@ -282,13 +562,30 @@ def build_features(use_embedding: bool = False, ngrams: bool = True, by_anchor: 
         ("surface", Pipeline([("extract", SurfaceFeatures()), ("scale", StandardScaler())])),
     ]
     if ngrams:
-        parts.append(("words", TfidfVectorizer(
-            ngram_range=(1, 2), lowercase=True, sublinear_tf=True, token_pattern=r"(?u)\b\w+\b",
-            strip_accents="unicode",
-        )))
-        parts.append(("chars", TfidfVectorizer(
-            analyzer="char_wb", ngram_range=(2, 5), lowercase=True, sublinear_tf=True, strip_accents="unicode",
-        )))
+        parts.append(
+            (
+                "words",
+                TfidfVectorizer(
+                    ngram_range=(1, 2),
+                    lowercase=True,
+                    sublinear_tf=True,
+                    token_pattern=r"(?u)\b\w+\b",
+                    strip_accents="unicode",
+                ),
+            )
+        )
+        parts.append(
+            (
+                "chars",
+                TfidfVectorizer(
+                    analyzer="char_wb",
+                    ngram_range=(2, 5),
+                    lowercase=True,
+                    sublinear_tf=True,
+                    strip_accents="unicode",
+                ),
+            )
+        )
     if use_embedding:
         parts.append(("embedding", EmbeddingFeatures()))
         if by_anchor:

@@ -115,7 +115,9 @@ def load_examples(path: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
             if not isinstance(question, str) or not question.strip():
                 raise InputError("missing question", field="question", line=number)
             if intent not in INTENTS:
-                raise InputError(f"unknown intent {intent!r}", field="intent", line=number, fix=f"use one of {', '.join(INTENTS)}")
+                raise InputError(
+                    f"unknown intent {intent!r}", field="intent", line=number, fix=f"use one of {', '.join(INTENTS)}"
+                )
             questions.append(question)
             intents.append(intent)
     return questions, intents
@@ -156,7 +158,7 @@ class Router:
         kind: str | None = None,
         use_embedding: bool | None = None,
         seed: int = 0,
-    ) -> "Router":
+    ) -> Router:
         """Fit on labelled questions (``kind``/``use_embedding`` override the constructor's). Returns self."""
         if len(questions) != len(intents):
             raise InputError(f"{len(questions)} questions but {len(intents)} intents")
@@ -189,11 +191,13 @@ class Router:
         decisions = []
         for row in probabilities:
             best = int(np.argmax(row))
-            decisions.append(RouteDecision(
-                intent=classes[best],
-                confidence=float(row[best]),
-                probabilities={c: float(p) for c, p in zip(classes, row)},
-            ))
+            decisions.append(
+                RouteDecision(
+                    intent=classes[best],
+                    confidence=float(row[best]),
+                    probabilities={c: float(p) for c, p in zip(classes, row)},
+                )
+            )
         return decisions
 
     def predict(self, question: str) -> RouteDecision:
@@ -227,7 +231,7 @@ class Router:
         return target
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> "Router":
+    def load(cls, path: str | os.PathLike[str]) -> Router:
         """Read a router written by :meth:`save`. Only load files you wrote: joblib runs pickles."""
         payload = cls.load_payload(path)
         router = cls(kind=payload["kind"], use_embedding=payload["use_embedding"])
@@ -247,24 +251,30 @@ class Router:
         if not isinstance(payload, dict) or payload.get("format") != _SAVE_FORMAT:
             raise InputError(f"{path} is not a saved kgmem router", fix="retrain and save it again")
         if payload.get("feature_version") != FEATURE_VERSION:
-            raise InputError(f"{path} was saved with router features v{payload.get('feature_version')}, "
-                             f"this kgmem has v{FEATURE_VERSION}", fix="retrain and save it again")
+            raise InputError(
+                f"{path} was saved with router features v{payload.get('feature_version')}, "
+                f"this kgmem has v{FEATURE_VERSION}",
+                fix="retrain and save it again",
+            )
         return payload
 
     # -- the shipped router -----------------------------------------------------------------------
 
     @staticmethod
-    def cache_path(train_path: str | os.PathLike[str], kind: str = DEFAULT_KIND,
-                   use_embedding: bool = DEFAULT_USE_EMBEDDING) -> Path:
+    def cache_path(
+        train_path: str | os.PathLike[str], kind: str = DEFAULT_KIND, use_embedding: bool = DEFAULT_USE_EMBEDDING
+    ) -> Path:
         """Where :meth:`default` caches the router fitted on ``train_path`` with this configuration."""
         digest = hashlib.sha256()
         digest.update(Path(train_path).read_bytes())
-        digest.update(f"\0sklearn={sklearn.__version__}\0kind={kind}\0embedding={use_embedding}"
-                      f"\0features={FEATURE_VERSION}\0format={_SAVE_FORMAT}".encode())
+        digest.update(
+            f"\0sklearn={sklearn.__version__}\0kind={kind}\0embedding={use_embedding}"
+            f"\0features={FEATURE_VERSION}\0format={_SAVE_FORMAT}".encode()
+        )
         return cache_dir() / f"router-{digest.hexdigest()}.joblib"
 
     @classmethod
-    def shipped(cls, path: str | os.PathLike[str] | None = None) -> "Router":
+    def shipped(cls, path: str | os.PathLike[str] | None = None) -> Router:
         """The fitted router shipped in the package (``kgmem/data/router.joblib``), memoised per process.
 
         It is never retrained here: a missing or unreadable file is an error naming the fix."""
@@ -274,8 +284,10 @@ class Router:
             if hit is not None:
                 return hit
             if not target.is_file():
-                raise InputError(f"the fitted ask router is missing ({target})",
-                                 fix="reinstall kgmem, or in a checkout run `python scripts/build_router.py`")
+                raise InputError(
+                    f"the fitted ask router is missing ({target})",
+                    fix="reinstall kgmem, or in a checkout run `python scripts/build_router.py`",
+                )
             try:
                 router = cls.load(target)
             except InputError:
@@ -284,7 +296,8 @@ class Router:
                 raise InputError(
                     f"cannot load the fitted ask router {target}: {type(exc).__name__}: {exc}",
                     fix=f"install scikit-learn=={_peek_sklearn(target)} (it was fitted with it), or in a checkout "
-                        "run `python scripts/build_router.py`") from exc
+                    "run `python scripts/build_router.py`",
+                ) from exc
             _default_routers[target] = router
             return router
 
@@ -296,7 +309,7 @@ class Router:
         kind: str = DEFAULT_KIND,
         use_embedding: bool = DEFAULT_USE_EMBEDDING,
         use_cache: bool = True,
-    ) -> "Router":
+    ) -> Router:
         """The router ``ask`` uses.
 
         Without arguments: the shipped, already fitted router (:meth:`shipped`; nothing is trained). With a
@@ -351,8 +364,12 @@ def _t_quantile_975(dof: int) -> float:
 
 
 def cross_validate(
-    questions: Sequence[str], intents: Sequence[str], kind: str, use_embedding: bool = False,
-    folds: int = 10, seed: int = 0,
+    questions: Sequence[str],
+    intents: Sequence[str],
+    kind: str,
+    use_embedding: bool = False,
+    folds: int = 10,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Stratified k-fold CV accuracy: per-fold scores, mean, sd, a t-based 95 % CI, pooled confusion."""
     X = np.asarray(list(questions), dtype=object)
@@ -405,17 +422,19 @@ def evaluate(
             cv = cross_validate(questions, intents, kind, use_embedding, folds, seed)
             router = Router(kind, use_embedding).train(questions, intents, seed=seed)
             adv_pred = [d.intent for d in router.predict_many(adv_questions)]
-            results.append({
-                "kind": kind,
-                "use_embedding": use_embedding,
-                "cv": cv,
-                "adversarial": {
-                    "accuracy": float(accuracy_score(adv_intents, adv_pred)),
-                    "n": len(adv_questions),
-                    "confusion": confusion_matrix(adv_intents, adv_pred, labels=list(INTENTS)).tolist(),
-                    "errors": [(q, t, p) for q, t, p in zip(adv_questions, adv_intents, adv_pred) if t != p],
-                },
-            })
+            results.append(
+                {
+                    "kind": kind,
+                    "use_embedding": use_embedding,
+                    "cv": cv,
+                    "adversarial": {
+                        "accuracy": float(accuracy_score(adv_intents, adv_pred)),
+                        "n": len(adv_questions),
+                        "confusion": confusion_matrix(adv_intents, adv_pred, labels=list(INTENTS)).tolist(),
+                        "errors": [(q, t, p) for q, t, p in zip(adv_questions, adv_intents, adv_pred) if t != p],
+                    },
+                }
+            )
     passing = [r for r in results if r["adversarial"]["accuracy"] >= 0.85]
     best = max(passing or results, key=lambda r: (r["cv"]["mean"], r["adversarial"]["accuracy"]))
     counts = {i: intents.count(i) for i in INTENTS}

@@ -98,8 +98,9 @@ class ServerSettings:
             heap=env.get("KGMEM_NEO4J_HEAP", "1g"),
             pagecache=env.get("KGMEM_NEO4J_PAGECACHE", "1g"),
         )
-        explicit = {k for k, var in (("bolt_port", "KGMEM_BOLT_PORT"), ("http_port", "KGMEM_HTTP_PORT"))
-                    if env.get(var)}
+        explicit = {
+            k for k, var in (("bolt_port", "KGMEM_BOLT_PORT"), ("http_port", "KGMEM_HTTP_PORT")) if env.get(var)
+        }
         for k, v in overrides.items():
             if v is not None:
                 setattr(s, k, v)
@@ -150,8 +151,14 @@ def fetch(quiet: bool = False) -> Path:
     try:
         (tmp / "pom.xml").write_text(POM.format(neo4j=NEO4J_VERSION, browser=BROWSER_VERSION))
         cmd = [
-            mvn, "-B", "-q", "-f", str(tmp / "pom.xml"),
-            "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={tmp / 'lib'}",
+            mvn,
+            "-B",
+            "-q",
+            "-f",
+            str(tmp / "pom.xml"),
+            "dependency:copy-dependencies",
+            "-DincludeScope=runtime",
+            f"-DoutputDirectory={tmp / 'lib'}",
         ]
         if not quiet:
             print(f"kgmem: fetching Neo4j {NEO4J_VERSION} jars from Maven Central into {dist} (once)", file=sys.stderr)
@@ -287,8 +294,9 @@ def _bolt_answers(settings: ServerSettings, password: str | None, timeout: float
     from ..store import Store
 
     try:
-        with Store(Connection(settings.uri, "neo4j", password or "", origin="local-server"),
-                   connection_timeout=timeout) as store:
+        with Store(
+            Connection(settings.uri, "neo4j", password or "", origin="local-server"), connection_timeout=timeout
+        ) as store:
             store.verify()
         return True
     except KgmemError:
@@ -370,9 +378,10 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
         lib.symlink_to(dist / "lib")
 
     password = state.get("password") if state.get("home") == str(settings.home) else None
-    first_start = not (settings.data_dir / "dbms" / "auth.ini").exists() and not (
-        settings.data_dir / "databases" / "system"
-    ).exists()
+    first_start = (
+        not (settings.data_dir / "dbms" / "auth.ini").exists()
+        and not (settings.data_dir / "databases" / "system").exists()
+    )
     if first_start:
         password = secrets.token_urlsafe(18)
         _run_admin(java, settings, ["dbms", "set-initial-password", password])
@@ -384,8 +393,10 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
 
     cmd = [
         java,
-        "-cp", f"{settings.home / 'conf'}/*:{lib}/*",
-        f"-Xms{_heap_flag(settings.heap)}", f"-Xmx{_heap_flag(settings.heap)}",
+        "-cp",
+        f"{settings.home / 'conf'}/*:{lib}/*",
+        f"-Xms{_heap_flag(settings.heap)}",
+        f"-Xmx{_heap_flag(settings.heap)}",
         *JVM_FLAGS,
         ENTRY_POINT,
         f"--home-dir={settings.home}",
@@ -398,15 +409,28 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
         log.write(f"\n==== kgmem server start {time.strftime('%Y-%m-%dT%H:%M:%S')} ====\n".encode())
         log.flush()
         proc = subprocess.Popen(
-            cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            cwd=settings.home, env=env, start_new_session=True,
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=settings.home,
+            env=env,
+            start_new_session=True,
         )
     settings.pid_file.write_text(f"{proc.pid}\n")
-    _write_state({
-        "uri": settings.uri, "user": "neo4j", "password": password, "home": str(settings.home),
-        "bolt_port": settings.bolt_port, "http_port": settings.http_port, "version": NEO4J_VERSION,
-        "heap": settings.heap, "pagecache": settings.pagecache,
-    })
+    _write_state(
+        {
+            "uri": settings.uri,
+            "user": "neo4j",
+            "password": password,
+            "home": str(settings.home),
+            "bolt_port": settings.bolt_port,
+            "http_port": settings.http_port,
+            "version": NEO4J_VERSION,
+            "heap": settings.heap,
+            "pagecache": settings.pagecache,
+        }
+    )
     _wait_ready(settings, password, proc.pid, t0 + settings.start_timeout)
     return {**status(settings), "already_running": False, "start_seconds": round(time.monotonic() - t0, 2)}
 
@@ -418,14 +442,17 @@ def _running_settings(settings: ServerSettings, state: dict, pid: int) -> Server
     if state.get("home") not in (None, str(settings.home)) or None in running.values():
         return settings  # no usable record of its ports: keep what was asked
     label = {"bolt_port": "Bolt", "http_port": "HTTP"}
-    clash = [f"{label[k]} {getattr(settings, k)}" for k in sorted(settings.explicit_ports)
-             if getattr(settings, k) != running[k]]
+    clash = [
+        f"{label[k]} {getattr(settings, k)}"
+        for k in sorted(settings.explicit_ports)
+        if getattr(settings, k) != running[k]
+    ]
     if clash:
         raise ServerError(
             f"the server of {settings.home} already runs (pid {pid}) with Bolt on {running['bolt_port']} and HTTP "
             f"on {running['http_port']} (asked: {', '.join(clash)})",
             fix="use it as it is (`kgmem server start` without ports, or `kgmem server status`), or run "
-                "`kgmem server stop` first and start it again on the new ports",
+            "`kgmem server stop` first and start it again on the new ports",
         )
     return dataclasses.replace(settings, bolt_port=int(running["bolt_port"]), http_port=int(running["http_port"]))
 
@@ -447,8 +474,13 @@ def _wait_ready(settings: ServerSettings, password: str | None, pid: int, deadli
 
 
 def _run_admin(java: str, settings: ServerSettings, args: list[str]) -> None:
-    cmd = [java, "-cp", f"{settings.home / 'conf'}/*:{settings.home / 'lib'}/*",
-           "org.neo4j.server.startup.Neo4jAdminCommand", *args]
+    cmd = [
+        java,
+        "-cp",
+        f"{settings.home / 'conf'}/*:{settings.home / 'lib'}/*",
+        "org.neo4j.server.startup.Neo4jAdminCommand",
+        *args,
+    ]
     env = {**os.environ, "NEO4J_HOME": str(settings.home), "NEO4J_CONF": str(settings.home / "conf")}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=settings.home)
     if proc.returncode != 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 _PARAM_LINE = re.compile(r"^:param\s+(?:\{\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*(?:=>|:)\s*(.*?)\s*;?\s*\}?\s*$")
@@ -36,8 +36,10 @@ def cypher_root() -> Path:
     for candidate in (package / "_cypher", package.parent / "cypher"):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError(f"kgmem's Cypher files are in neither {package / '_cypher'} nor {package.parent / 'cypher'}; "
-                            "reinstall kgmem from a wheel built by `pip wheel .`, or run from a checkout")
+    raise FileNotFoundError(
+        f"kgmem's Cypher files are in neither {package / '_cypher'} nor {package.parent / 'cypher'}; "
+        "reinstall kgmem from a wheel built by `pip wheel .`, or run from a checkout"
+    )
 
 
 def parse(name: str, source: str, path: Path) -> Query:
@@ -99,7 +101,7 @@ def _safe_name(name: str) -> bool:
     return all(part not in ("", ".", "..") for part in name.split("/"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> Query:
     root = cypher_root()
     if not _safe_name(name):

@@ -34,7 +34,6 @@ from neomodel import (
     StructuredNode,
     StructuredRel,
     ZeroOrMore,
-    db,
 )
 
 from .session import Store
@@ -196,8 +195,12 @@ class ConsolidationRun(StructuredNode):
 
 NODE_CLASSES: tuple[type[StructuredNode], ...] = (Memory, Episode, Fact, Summary, Entity, Tombstone, ConsolidationRun)
 RELATIONSHIP_CLASSES: dict[str, type[StructuredRel] | None] = {
-    "CAUSED_BY": CausedBy, "DERIVED_FROM": DerivedFrom, "CO_OCCURS": CoOccurs,
-    "SUPERSEDES": None, "NEXT": None, "MENTIONS": None,
+    "CAUSED_BY": CausedBy,
+    "DERIVED_FROM": DerivedFrom,
+    "CO_OCCURS": CoOccurs,
+    "SUPERSEDES": None,
+    "NEXT": None,
+    "MENTIONS": None,
 }
 
 

@@ -60,8 +60,12 @@ def to_params(value: Any) -> Any:
     if isinstance(value, _dt.datetime):
         return value.astimezone(_UTC) if value.tzinfo is not None else value.replace(tzinfo=_UTC)
     if isinstance(value, (list, tuple)):
-        if value and isinstance(value[0], (float, int, str)) and not isinstance(value[0], bool) \
-                and isinstance(value[-1], (float, int, str)):
+        if (
+            value
+            and isinstance(value[0], (float, int, str))
+            and not isinstance(value[0], bool)
+            and isinstance(value[-1], (float, int, str))
+        ):
             return value  # a vector or a list of ids: nothing to convert (and 384 floats per memory add up)
         return [to_params(v) for v in value]
     if isinstance(value, dict):
@@ -85,7 +89,7 @@ def mapped_errors(uri: str) -> Iterator[None]:
         raise InputError(
             f"Neo4j at {uri} refused the credentials: {e.message}",
             fix="set NEO4J_PASSWORD (and NEO4J_USERNAME, default neo4j) or --password/--user to the right ones; "
-                "the local server's are printed by `kgmem server start`",
+            "the local server's are printed by `kgmem server start`",
         ) from e
     except (nx.ServiceUnavailable, nx.SessionExpired) as e:
         raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}", fix=_UNREACHABLE_FIX) from e
@@ -169,8 +173,9 @@ class Store:
             )
 
     @classmethod
-    def connect(cls, uri: str | None = None, user: str | None = None, password: str | None = None,
-                database: str | None = None) -> Store:
+    def connect(
+        cls, uri: str | None = None, user: str | None = None, password: str | None = None, database: str | None = None
+    ) -> Store:
         return cls(resolve_connection(uri, user, password, database))
 
     # ------------------------------------------------------------------ running statements
@@ -188,12 +193,14 @@ class Store:
     def _execute(self, name: str, params: dict, routing: RoutingControl) -> list[dict]:
         q = _checked(name, params)
         with mapped_errors(self.connection.uri):
-            result = _transient_retry(lambda: self._driver.execute_query(
-                q.text, to_params(params), routing_=routing, database_=self.database))
+            result = _transient_retry(
+                lambda: self._driver.execute_query(q.text, to_params(params), routing_=routing, database_=self.database)
+            )
         return [_record_dict(r) for r in result.records]
 
     def write_tx(self, fn: Callable[[Tx], T]) -> T:
         """Run ``fn`` in one write transaction (all or nothing), retried on transient errors."""
+
         def once() -> T:
             with self._driver.session(database=self.database) as s:
                 return s.execute_write(lambda tx: fn(Tx(tx)))
@@ -202,9 +209,10 @@ class Store:
             return _transient_retry(once)
 
     def read_tx(self, fn: Callable[[Tx], T]) -> T:
-        with mapped_errors(self.connection.uri), self._driver.session(
-            database=self.database, default_access_mode=neo4j.READ_ACCESS
-        ) as s:
+        with (
+            mapped_errors(self.connection.uri),
+            self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as s,
+        ):
             return s.execute_read(lambda tx: fn(Tx(tx)))
 
     def run_raw(self, name: str, params: dict, *, write: bool) -> list[dict]:
@@ -212,7 +220,9 @@ class Store:
         q = cypher.load(name)
         with mapped_errors(self.connection.uri):
             result = self._driver.execute_query(
-                q.text, to_params(params), routing_=RoutingControl.WRITE if write else RoutingControl.READ,
+                q.text,
+                to_params(params),
+                routing_=RoutingControl.WRITE if write else RoutingControl.READ,
                 database_=self.database,
             )
         return [_record_dict(r) for r in result.records]
@@ -263,7 +273,11 @@ class Store:
         with mapped_errors(self.connection.uri):
             self._driver.verify_connectivity()
             info = self._driver.get_server_info()
-        return {"address": str(info.address), "agent": info.agent, "protocol": ".".join(map(str, info.protocol_version))}
+        return {
+            "address": str(info.address),
+            "agent": info.agent,
+            "protocol": ".".join(map(str, info.protocol_version)),
+        }
 
     def close(self) -> None:
         self._driver.close()

@@ -70,8 +70,9 @@ STDERR_NOISE = ("Loading weights",)
 
 def stderr_lines(stderr: str) -> list[str]:
     """kgmem's own stderr lines (progress-bar noise of the model loader dropped)."""
-    return [ln for ln in stderr.replace("\r", "\n").splitlines()
-            if ln.strip() and not any(n in ln for n in STDERR_NOISE)]
+    return [
+        ln for ln in stderr.replace("\r", "\n").splitlines() if ln.strip() and not any(n in ln for n in STDERR_NOISE)
+    ]
 
 
 def parse_json_lines(stdout: str) -> list[dict]:
@@ -87,15 +88,33 @@ def parse_json_lines(stdout: str) -> list[dict]:
 
 # ---------------------------------------------------------------------------- contract §3
 
-INGEST = {"read": int, "created": int, "unchanged": int, "superseded": int, "linked": int,
-          "errors": [{"line": int, "error": str}]}
+INGEST = {
+    "read": int,
+    "created": int,
+    "unchanged": int,
+    "superseded": int,
+    "linked": int,
+    "errors": [{"line": int, "error": str}],
+}
 
-HIT = {"id": str, "text": str, "at": Nullable(ISO), "score": NUMBER, "confident": bool, "current": bool,
-       "channels": {"vector": Nullable(int), "keyword": Nullable(int), "entity": Nullable(int)}}
+HIT = {
+    "id": str,
+    "text": str,
+    "at": Nullable(ISO),
+    "score": NUMBER,
+    "confident": bool,
+    "current": bool,
+    "channels": {"vector": Nullable(int), "keyword": Nullable(int), "entity": Nullable(int)},
+}
 RECALL = {"query": str, "abstained": bool, "reason": Nullable(str), "hits": [HIT]}
 
-WHY = {"query": str, "abstained": bool, "symptom": Nullable({"id": str, "text": str, "at": Nullable(ISO)}),
-       "roots": [{"id": str, "text": str, "at": Nullable(ISO), "depth": int}], "paths": [[str]]}
+WHY = {
+    "query": str,
+    "abstained": bool,
+    "symptom": Nullable({"id": str, "text": str, "at": Nullable(ISO)}),
+    "roots": [{"id": str, "text": str, "at": Nullable(ISO), "depth": int}],
+    "paths": [[str]],
+}
 
 VALUE = {"id": str, "object": str, "polarity": bool, "text": str, "valid_from": ISO, "valid_to": Nullable(ISO)}
 SLOT = {"subject": str, "predicate": str, "object": Nullable(str), "at": Nullable(ISO), "value": Nullable(VALUE)}
@@ -105,8 +124,21 @@ HISTORY = {"subject": str, "predicate": str, "versions": [{**VALUE, "current": b
 
 MEMORY = {"id": str, "text": str, "at": Nullable(ISO), "kind": str, "current": bool}
 INIT = {"indexes": [{"name": str, "type": str, "state": str}]}
-CHANGES = {"since": str, "changes": [{"id": str, "subject": str, "predicate": str, "object": str, "polarity": bool,
-                                      "text": str, "at": ISO, "current": bool,
-                                      "previous": Nullable({"id": str, "object": str, "at": ISO})}]}
+CHANGES = {
+    "since": str,
+    "changes": [
+        {
+            "id": str,
+            "subject": str,
+            "predicate": str,
+            "object": str,
+            "polarity": bool,
+            "text": str,
+            "at": ISO,
+            "current": bool,
+            "previous": Nullable({"id": str, "object": str, "at": ISO}),
+        }
+    ],
+}
 TIMELINE = {"id": str, "items": [{"id": str, "text": str, "at": Nullable(ISO), "offset": int}]}
 SERVER_STATUS = {"state": str, "uri": str, "version": str, "browser": str, "data_dir": str}

@@ -34,8 +34,24 @@ def _tree() -> list[tuple[str, object]]:
 
 def test_tree_has_the_contract_commands():
     names = {path for path, _ in _tree()}
-    assert {"init", "ingest", "remember", "recall", "why", "now", "as-of", "history", "changes", "timeline",
-            "cypher", "demo", "server", "server start", "server stop", "server status"} <= names
+    assert {
+        "init",
+        "ingest",
+        "remember",
+        "recall",
+        "why",
+        "now",
+        "as-of",
+        "history",
+        "changes",
+        "timeline",
+        "cypher",
+        "demo",
+        "server",
+        "server start",
+        "server stop",
+        "server status",
+    } <= names
 
 
 def test_every_command_has_help():
@@ -56,7 +72,8 @@ def test_docs_cli_md_is_up_to_date():
     current = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
     assert current == expected, (
         "docs/cli.md is out of date with the commands' --help: run `python scripts/gen_cli_docs.py` "
-        "(with the virtualenv's python) and commit the result")
+        "(with the virtualenv's python) and commit the result"
+    )
 
 
 def test_docs_follow_the_command_order():

@@ -69,7 +69,7 @@ def test_cypher_list_cuts_descriptions_at_a_word_boundary():
         assert shown.endswith("…"), line
         stem = shown[:-1]
         assert full.startswith(stem), line
-        assert full[len(stem)] in " ,;:.-—(", f"cut mid-word: {line!r} (next: {full[len(stem):][:10]!r})"
+        assert full[len(stem)] in " ,;:.-—(", f"cut mid-word: {line!r} (next: {full[len(stem) :][:10]!r})"
     assert cut, "no description was long enough to be cut: the test checks nothing"
 
 
@@ -100,8 +100,18 @@ def test_unknown_tenant_answers_nothing_with_a_hint(cli_env):
 
 
 def test_misspelled_predicate_gets_did_you_mean(cli_env, mg):
-    mg.ingest([{"id": "f1", "text": "Sam lives in Oslo", "subject": "sam", "predicate": "lives_in",
-                "object": "Oslo", "at": "2026-01-01"}])
+    mg.ingest(
+        [
+            {
+                "id": "f1",
+                "text": "Sam lives in Oslo",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Oslo",
+                "at": "2026-01-01",
+            }
+        ]
+    )
     res = kgmem(cli_env, "now", "sam", "lives_inn", "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
@@ -119,10 +129,13 @@ def test_misspelled_predicate_gets_did_you_mean(cli_env, mg):
 
 
 def test_piped_table_keeps_text_on_one_line(cli_env, mg):
-    text = ("Sam moved to Bergen for the new job at the harbour office, which the whole team had been "
-            "talking about since the spring offsite in Trondheim")
-    mg.ingest([{"id": "b1", "text": text, "subject": "sam", "predicate": "lives_in", "object": "Bergen",
-                "at": "2026-03-01"}])
+    text = (
+        "Sam moved to Bergen for the new job at the harbour office, which the whole team had been "
+        "talking about since the spring offsite in Trondheim"
+    )
+    mg.ingest(
+        [{"id": "b1", "text": text, "subject": "sam", "predicate": "lives_in", "object": "Bergen", "at": "2026-03-01"}]
+    )
     env = {k: v for k, v in cli_env.items() if k not in ("COLUMNS", "LINES")}
     res = kgmem(env, "history", "sam", "lives_in")  # stdout is a pipe
     assert res.returncode == 0, res.stderr
@@ -167,8 +180,11 @@ def test_ingest_progress_counts_lines_read_before_the_first_batch(cli_env, tmp_p
     err = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", err)  # the terminal's escape sequences
     assert code == 0, err[-2000:]
     assert "reading" in err and f"{n}/{n}" in err, err[-2000:]
-    reads = [int(x.split("/")[0]) for x in err.replace("\r", " ").split() if x.endswith(f"/{n}")
-             and x.split("/")[0].isdigit()]
+    reads = [
+        int(x.split("/")[0])
+        for x in err.replace("\r", " ").split()
+        if x.endswith(f"/{n}") and x.split("/")[0].isdigit()
+    ]
     assert any(0 < r < n for r in reads) or reads[:1] == [n], reads  # counted while reading, not only at the end
     assert "0/?" not in err, err[-2000:]
 
@@ -184,8 +200,9 @@ def test_start_without_ports_uses_the_running_servers_ports(monkeypatch, tmp_pat
         monkeypatch.delenv(var, raising=False)
     home = tmp_path / "neo4j"
     home.mkdir()
-    (home / "server.json").write_text(json.dumps({"home": str(home), "bolt_port": 7999, "http_port": 7555,
-                                                  "password": "pw", "user": "neo4j"}))
+    (home / "server.json").write_text(
+        json.dumps({"home": str(home), "bolt_port": 7999, "http_port": 7555, "password": "pw", "user": "neo4j"})
+    )
     asked = []
     monkeypatch.setattr(local, "running_pid", lambda settings: 4242)
     monkeypatch.setattr(local, "_bolt_answers", lambda settings, pw, timeout=2.0: asked.append(settings.uri) or True)

@@ -24,6 +24,7 @@ FACTS = FIXTURES / "supersession" / "facts.jsonl"
 DEMO = FIXTURES / "demo" / "demo.jsonl"
 DOWN_URI = "bolt://127.0.0.1:1"  # nothing listens on port 1
 
+
 def make_runner() -> CliRunner:
     """stdout and stderr apart: click 8.0/8.1 need mix_stderr=False; from 8.2 they are always separate."""
     try:
@@ -54,8 +55,16 @@ def kg(neo4j_connection, tenant):
     def run(*args, input=None, uri_=None, password_=None, tenant_=None, conn=True, env=None):
         argv = [str(a) for a in args]
         if conn:
-            argv += ["--uri", uri_ or uri, "--user", user or "neo4j", "--password",
-                     password_ if password_ is not None else (password or ""), "--tenant", tenant_ or tenant]
+            argv += [
+                "--uri",
+                uri_ or uri,
+                "--user",
+                user or "neo4j",
+                "--password",
+                password_ if password_ is not None else (password or ""),
+                "--tenant",
+                tenant_ or tenant,
+            ]
         return runner.invoke(cli, argv, input=input, env=env, catch_exceptions=False)
 
     return run
@@ -96,8 +105,10 @@ def test_ingest_json_then_reingest_changes_nothing(kg):
 
 
 def test_ingest_from_stdin(kg, mg):
-    rows = [{"id": "s1", "text": "Deploy 7 started", "at": "2026-02-01T10:00:00Z", "stream": "d"},
-            {"id": "s2", "text": "Deploy 7 finished", "at": "2026-02-01T10:05:00Z", "stream": "d"}]
+    rows = [
+        {"id": "s1", "text": "Deploy 7 started", "at": "2026-02-01T10:00:00Z", "stream": "d"},
+        {"id": "s2", "text": "Deploy 7 finished", "at": "2026-02-01T10:05:00Z", "stream": "d"},
+    ]
     out = ok_json(kg("ingest", "-", "--json", input="".join(json.dumps(r) + "\n" for r in rows)))
     check(out, shapes.INGEST)
     assert out["created"] == 2 and out["errors"] == []
@@ -123,11 +134,31 @@ def test_ingest_text_output(kg):
 
 
 def test_remember_json(kg, mg):
-    out = ok_json(kg("remember", "Sam moved to Oslo.", "--id", "oslo", "--at", "2026-07-01",
-                     "-s", "sam", "-p", "lives_in", "-o", "Oslo", "--json"))
+    out = ok_json(
+        kg(
+            "remember",
+            "Sam moved to Oslo.",
+            "--id",
+            "oslo",
+            "--at",
+            "2026-07-01",
+            "-s",
+            "sam",
+            "-p",
+            "lives_in",
+            "-o",
+            "Oslo",
+            "--json",
+        )
+    )
     check(out, shapes.MEMORY)
-    assert (out["id"], out["text"], out["at"], out["kind"], out["current"]) == \
-        ("oslo", "Sam moved to Oslo.", "2026-07-01T00:00:00Z", "fact", True)
+    assert (out["id"], out["text"], out["at"], out["kind"], out["current"]) == (
+        "oslo",
+        "Sam moved to Oslo.",
+        "2026-07-01T00:00:00Z",
+        "fact",
+        True,
+    )
     assert out["subject"] == "sam" and out["object"] == "Oslo"
     ep = ok_json(kg("remember", "Oslo office opened", "--id", "ep1", "--caused-by", "oslo", "--json"))
     check(ep, shapes.MEMORY)
@@ -175,9 +206,11 @@ def test_recall_abstains_with_reason(kg, mg):
 
 def test_recall_batch_one_line_per_question(kg, mg, tmp_path):
     mg.ingest(INCIDENTS)
-    queries = [{"query": "reconciler invoice cache"},
-               {"query": "OOM killer terminated pods", "k": 1},
-               {"query": "what is Maya's favourite band?"}]
+    queries = [
+        {"query": "reconciler invoice cache"},
+        {"query": "OOM killer terminated pods", "k": 1},
+        {"query": "what is Maya's favourite band?"},
+    ]
     res = kg("recall", "--queries", write_jsonl(tmp_path / "q.jsonl", queries), "--json")
     assert res.exit_code == 0, res.stderr
     outs = parse_json_lines(res.stdout)
@@ -304,16 +337,20 @@ def test_server_status_json(kg, neo4j_connection):
         assert out["version"].startswith("5.26.")
 
 
-@pytest.mark.parametrize("args", [
-    ("recall", "reconciler invoice cache"),
-    ("recall", "reconciler invoice cache", "--explain"),
-    ("why", "why did checkout crash on Friday?"),
-    ("now", "sam", "lives_in"),
-    ("as-of", "sam", "lives_in", "--at", "2026-02-01"),
-    ("history", "sam", "likes", "diet coke"),
-    ("changes", "--since", "2026-05-01"),
-    ("timeline", "inc01-h1"),
-], ids=lambda a: " ".join(a))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("recall", "reconciler invoice cache"),
+        ("recall", "reconciler invoice cache", "--explain"),
+        ("why", "why did checkout crash on Friday?"),
+        ("now", "sam", "lives_in"),
+        ("as-of", "sam", "lives_in", "--at", "2026-02-01"),
+        ("history", "sam", "likes", "diet coke"),
+        ("changes", "--since", "2026-05-01"),
+        ("timeline", "inc01-h1"),
+    ],
+    ids=lambda a: " ".join(a),
+)
 def test_text_output_renders(kg, mg, args):
     mg.ingest(INCIDENTS)
     mg.ingest(FACTS)
@@ -332,11 +369,14 @@ def test_ingest_missing_file(kg, tmp_path):
 
 
 def test_ingest_bad_line_is_reported_and_good_lines_land(kg, mg, tmp_path):
-    path = write_jsonl(tmp_path / "bad.jsonl", [
-        {"id": "good-1", "text": "first good line", "at": "2026-01-01"},
-        '{"id": "broken", "text": ',
-        {"id": "good-2", "text": "second good line", "at": "2026-01-02"},
-    ])
+    path = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [
+            {"id": "good-1", "text": "first good line", "at": "2026-01-01"},
+            '{"id": "broken", "text": ',
+            {"id": "good-2", "text": "second good line", "at": "2026-01-02"},
+        ],
+    )
     res = kg("ingest", path, "--json")
     line = error_line(res, 1)
     assert "line 2" in line and "Fix:" in line
@@ -362,16 +402,20 @@ def test_ingest_record_missing_text(kg, tmp_path):
 _DATE_FIX = "2026-03-03"  # the example the fix gives
 
 
-@pytest.mark.parametrize("args,field", [
-    (("as-of", "sam", "lives_in", "--at", "not-a-date"), "at"),
-    (("as-of", "sam", "lives_in", "--at", "2026-01-01", "--known-at", "not-a-date"), "known_at"),
-    (("recall", "where does sam live", "--at", "not-a-date"), "at"),
-    (("recall", "where does sam live", "--since", "not-a-date"), "since"),
-    (("why", "why did checkout crash", "--at", "not-a-date"), "at"),
-    (("changes", "--since", "not-a-date"), "since"),
-    (("history", "sam", "lives_in", "--known-at", "not-a-date"), "known_at"),
-    (("remember", "hello", "--at", "not-a-date"), "at"),
-], ids=lambda a: " ".join(a) if isinstance(a, tuple) else a)
+@pytest.mark.parametrize(
+    "args,field",
+    [
+        (("as-of", "sam", "lives_in", "--at", "not-a-date"), "at"),
+        (("as-of", "sam", "lives_in", "--at", "2026-01-01", "--known-at", "not-a-date"), "known_at"),
+        (("recall", "where does sam live", "--at", "not-a-date"), "at"),
+        (("recall", "where does sam live", "--since", "not-a-date"), "since"),
+        (("why", "why did checkout crash", "--at", "not-a-date"), "at"),
+        (("changes", "--since", "not-a-date"), "since"),
+        (("history", "sam", "lives_in", "--known-at", "not-a-date"), "known_at"),
+        (("remember", "hello", "--at", "not-a-date"), "at"),
+    ],
+    ids=lambda a: " ".join(a) if isinstance(a, tuple) else a,
+)
 def test_bad_date(kg, args, field):
     line = error_line(kg(*args, "--json"))
     assert "not-a-date" in line and f"'{field}'" in line
@@ -402,8 +446,11 @@ def test_queries_file_missing(kg, cmd, tmp_path):
 
 
 @pytest.mark.parametrize("cmd", ["recall", "why"])
-@pytest.mark.parametrize("bad", ['{"query": "ok", ', '{"question": "no query field"}', '{"query": ""}', '["query"]'],
-                         ids=["broken-json", "no-query", "empty-query", "not-an-object"])
+@pytest.mark.parametrize(
+    "bad",
+    ['{"query": "ok", ', '{"question": "no query field"}', '{"query": ""}', '["query"]'],
+    ids=["broken-json", "no-query", "empty-query", "not-an-object"],
+)
 def test_queries_file_bad_line(kg, cmd, bad, tmp_path):
     path = write_jsonl(tmp_path / "q.jsonl", [{"query": "first question is fine"}, "", bad])
     res = kg(cmd, "--queries", path, "--json")
@@ -412,13 +459,17 @@ def test_queries_file_bad_line(kg, cmd, bad, tmp_path):
     assert res.stdout == "", "the file is checked before any answer is printed"
 
 
-@pytest.mark.parametrize("args,words", [
-    (("now", "", "lives_in"), ["subject"]),
-    (("history", "sam", ""), ["predicate"]),
-    (("recall", "x", "--k", "0"), ["'k'"]),
-    (("remember", ""), ["text"]),
-    (("remember", "hello", "-s", "sam"), ["predicate", "object"]),
-], ids=lambda a: " ".join(a) if isinstance(a, tuple) else None)
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (("now", "", "lives_in"), ["subject"]),
+        (("history", "sam", ""), ["predicate"]),
+        (("recall", "x", "--k", "0"), ["'k'"]),
+        (("remember", ""), ["text"]),
+        (("remember", "hello", "-s", "sam"), ["predicate", "object"]),
+    ],
+    ids=lambda a: " ".join(a) if isinstance(a, tuple) else None,
+)
 def test_other_bad_input(kg, args, words):
     line = error_line(kg(*args, "--json"))
     for w in words:
@@ -428,12 +479,30 @@ def test_other_bad_input(kg, args, words):
 # ============================================================================ usage errors: exit 2
 
 
-@pytest.mark.parametrize("args", [
-    (), ("nosuchcommand",), ("ingest",), ("remember",), ("recall",), ("why",), ("now",), ("now", "sam"),
-    ("as-of", "sam", "lives_in"), ("history",), ("changes",), ("timeline",), ("server",), ("server", "nosuch"),
-    ("recall", "q", "--queries", "q.jsonl"), ("why", "q", "--queries", "q.jsonl"), ("recall", "q", "--k", "many"),
-    ("ingest", "."),
-], ids=lambda a: " ".join(a) or "(none)")
+@pytest.mark.parametrize(
+    "args",
+    [
+        (),
+        ("nosuchcommand",),
+        ("ingest",),
+        ("remember",),
+        ("recall",),
+        ("why",),
+        ("now",),
+        ("now", "sam"),
+        ("as-of", "sam", "lives_in"),
+        ("history",),
+        ("changes",),
+        ("timeline",),
+        ("server",),
+        ("server", "nosuch"),
+        ("recall", "q", "--queries", "q.jsonl"),
+        ("why", "q", "--queries", "q.jsonl"),
+        ("recall", "q", "--k", "many"),
+        ("ingest", "."),
+    ],
+    ids=lambda a: " ".join(a) or "(none)",
+)
 def test_usage_errors_exit_2(kg, args):
     res = kg(*args, conn=False)
     assert res.exit_code == 2, (res.exit_code, res.stdout, res.stderr)
@@ -443,9 +512,17 @@ def test_usage_errors_exit_2(kg, args):
 
 
 DB_COMMANDS = [
-    ("init",), ("ingest", str(INCIDENTS)), ("remember", "hello"), ("recall", "hello"), ("why", "why hello"),
-    ("now", "sam", "lives_in"), ("as-of", "sam", "lives_in", "--at", "2026-01-01"), ("history", "sam", "lives_in"),
-    ("changes", "--since", "2026-01-01"), ("timeline", "x"), ("demo",),
+    ("init",),
+    ("ingest", str(INCIDENTS)),
+    ("remember", "hello"),
+    ("recall", "hello"),
+    ("why", "why hello"),
+    ("now", "sam", "lives_in"),
+    ("as-of", "sam", "lives_in", "--at", "2026-01-01"),
+    ("history", "sam", "lives_in"),
+    ("changes", "--since", "2026-01-01"),
+    ("timeline", "x"),
+    ("demo",),
 ]
 
 
@@ -457,8 +534,14 @@ def test_database_down_exit_3(kg, args):
 
 
 def test_database_down_from_environment_exit_3(kg):
-    res = kg("now", "sam", "lives_in", "--json", conn=False,
-             env={"NEO4J_URI": DOWN_URI, "NEO4J_USERNAME": "neo4j", "NEO4J_PASSWORD": "x"})
+    res = kg(
+        "now",
+        "sam",
+        "lives_in",
+        "--json",
+        conn=False,
+        env={"NEO4J_URI": DOWN_URI, "NEO4J_USERNAME": "neo4j", "NEO4J_PASSWORD": "x"},
+    )
     line = error_line(res, 3)
     assert "kgmem server start" in line and "NEO4J_URI" in line
 

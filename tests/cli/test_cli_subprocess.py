@@ -23,8 +23,15 @@ FACTS = FIXTURES / "supersession" / "facts.jsonl"
 
 
 def kgmem(env: dict, *args, input: str | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kgmem", *map(str, args)], env=env, cwd=ROOT, input=input,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "kgmem", *map(str, args)],
+        env=env,
+        cwd=ROOT,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def ok_json(proc: subprocess.CompletedProcess) -> list[dict]:
@@ -72,8 +79,24 @@ def test_ingest_json_and_stdin(cli_env, mg):
 
 
 def test_remember_json(cli_env, mg):
-    (out,) = ok_json(kgmem(cli_env, "remember", "Kim moved to Porto.", "--id", "porto", "--at", "2026-04-01",
-                           "-s", "kim", "-p", "lives_in", "-o", "Porto", "--json"))
+    (out,) = ok_json(
+        kgmem(
+            cli_env,
+            "remember",
+            "Kim moved to Porto.",
+            "--id",
+            "porto",
+            "--at",
+            "2026-04-01",
+            "-s",
+            "kim",
+            "-p",
+            "lives_in",
+            "-o",
+            "Porto",
+            "--json",
+        )
+    )
     check(out, shapes.MEMORY)
     assert out["id"] == "porto" and out["kind"] == "fact"
     assert mg.now("kim", "lives_in").object == "Porto"
@@ -89,8 +112,13 @@ def test_recall_json_and_text(cli_env, loaded):
 
 def test_recall_and_why_batches(cli_env, loaded, tmp_path):
     qfile = tmp_path / "q.jsonl"
-    qfile.write_text(json.dumps({"query": "reconciler invoice cache"}) + "\n"
-                     + json.dumps({"query": "why did checkout crash on Friday?", "k": 2}) + "\n", encoding="utf-8")
+    qfile.write_text(
+        json.dumps({"query": "reconciler invoice cache"})
+        + "\n"
+        + json.dumps({"query": "why did checkout crash on Friday?", "k": 2})
+        + "\n",
+        encoding="utf-8",
+    )
     recalls = ok_json(kgmem(cli_env, "recall", "--queries", qfile, "--json"))
     assert len(recalls) == 2
     for r in recalls:

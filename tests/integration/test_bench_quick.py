@@ -14,8 +14,13 @@ import pytest
 @pytest.mark.slow
 def test_bench_quick_runs_every_suite(cli_env, tmp_path):
     out = tmp_path / "results"
-    proc = subprocess.run([sys.executable, "-m", "kgmem", "bench", "--quick", "--out", str(out)], env=cli_env,
-                          capture_output=True, text=True, timeout=2400)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kgmem", "bench", "--quick", "--out", str(out)],
+        env=cli_env,
+        capture_output=True,
+        text=True,
+        timeout=2400,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     suites = {"ko", "graph", "retrieval", "speed"}
     for name in suites:
@@ -33,8 +38,13 @@ def test_bench_quick_runs_every_suite(cli_env, tmp_path):
 def test_bench_without_the_wikiwhy_dataset_skips_that_part_and_says_how_to_fix_it(cli_env, tmp_path):
     out = tmp_path / "results"
     env = dict(cli_env, KGMEM_WIKIWHY=str(tmp_path / "no-wikiwhy-here"))
-    proc = subprocess.run([sys.executable, "-m", "kgmem", "bench", "--quick", "--suite", "graph", "--out", str(out)],
-                          env=env, capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kgmem", "bench", "--quick", "--suite", "graph", "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = json.loads((out / "graph.json").read_text())
     assert data["status"] == "ok", data.get("error")

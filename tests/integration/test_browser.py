@@ -25,8 +25,16 @@ from ..conftest import ROOT
 pytestmark = pytest.mark.slow
 
 STATEMENT = "why/roots"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _missing(what: str) -> None:
@@ -50,8 +58,10 @@ def _browser_url(origin: str) -> str:
     if os.environ.get("KGMEM_BROWSER_URL"):
         return os.environ["KGMEM_BROWSER_URL"]
     if origin != "local-server":
-        pytest.skip(f"the database comes from {origin}; set KGMEM_BROWSER_URL to its Neo4j Browser "
-                    "(http://HOST:PORT/browser/) to run this test against it")
+        pytest.skip(
+            f"the database comes from {origin}; set KGMEM_BROWSER_URL to its Neo4j Browser "
+            "(http://HOST:PORT/browser/) to run this test against it"
+        )
     from kgmem import server
 
     return server.status()["browser"]
@@ -91,16 +101,19 @@ def _paste_and_run(page, text: str, frames_before: int) -> None:
     pasted = page.evaluate("() => navigator.clipboard.readText()")
     assert pasted == text
     page.locator("[data-testid='editor-Run']").click()
-    page.wait_for_function("n => document.querySelectorAll(\"[data-testid='frame']\").length > n", arg=frames_before,
-                           timeout=30_000)
+    page.wait_for_function(
+        "n => document.querySelectorAll(\"[data-testid='frame']\").length > n", arg=frames_before, timeout=30_000
+    )
 
 
 def test_params_then_body_shows_the_result_table(neo4j_connection, store, demo_tenant, tmp_path):
     try:
         from playwright import sync_api
     except ImportError:
-        _missing("the python package playwright is not installed (pip install playwright==1.65.2; "
-                 "never `playwright install`: the test uses the system Chromium)")
+        _missing(
+            "the python package playwright is not installed (pip install playwright==1.65.2; "
+            "never `playwright install`: the test uses the system Chromium)"
+        )
     chromium = _chromium()
     uri, user, password, origin = neo4j_connection
     url = _browser_url(origin)
@@ -145,13 +158,16 @@ def test_params_then_body_shows_the_result_table(neo4j_connection, store, demo_t
                     break
                 page.wait_for_timeout(250)
             page.screenshot(path=str(shot))
-            assert newest.locator("table").count() == 1, \
+            assert newest.locator("table").count() == 1, (
                 f"no result table in the newest frame: {newest.inner_text()[:600]!r} (screenshot {shot})"
+            )
             headers = [h.strip() for h in newest.locator("table th[role='columnheader']").all_inner_texts()]
             assert headers[:1] == ["root_id"], headers
             rows = newest.locator("table tbody tr")
-            shown = [rows.nth(i).locator("td[role='cell']").first.inner_text().strip().strip('"')
-                     for i in range(rows.count())]
+            shown = [
+                rows.nth(i).locator("td[role='cell']").first.inner_text().strip().strip('"')
+                for i in range(rows.count())
+            ]
             assert shown == expected, f"Browser shows {shown}, the driver {expected} (screenshot {shot})"
         finally:
             browser.close()

@@ -60,21 +60,24 @@ def test_deleting_a_tenant_keeps_the_schema_record(store, tenant):
 
 
 def _run(env, args):
-    code = ("import runpy, sys\n"
-            f"sys.argv = ['kgmem'] + {args!r}\n"
-            "try:\n    runpy.run_module('kgmem', run_name='__main__')\n"
-            "except SystemExit as e:\n    code = e.code\n"
-            "else:\n    code = 0\n"
-            f"print('HEAVY', [m for m in {HEAVY + ('onnxruntime',)!r} if m in sys.modules], code, file=sys.stderr)\n")
-    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = ['kgmem'] + {args!r}\n"
+        "try:\n    runpy.run_module('kgmem', run_name='__main__')\n"
+        "except SystemExit as e:\n    code = e.code\n"
+        "else:\n    code = 0\n"
+        f"print('HEAVY', [m for m in {HEAVY + ('onnxruntime',)!r} if m in sys.modules], code, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
     line = [x for x in proc.stderr.splitlines() if x.startswith("HEAVY")]
     assert line, proc.stderr[-2000:]
     return line[0], proc
 
 
-@pytest.mark.parametrize("args", [["now", "maya", "lives_in"], ["history", "maya", "lives_in"],
-                                  ["as-of", "maya", "lives_in", "--at", "2026-02-01"]])
+@pytest.mark.parametrize(
+    "args",
+    [["now", "maya", "lives_in"], ["history", "maya", "lives_in"], ["as-of", "maya", "lives_in", "--at", "2026-02-01"]],
+)
 def test_fact_commands_load_no_model(cli_env, args):
     line, proc = _run(cli_env, args)
     assert line == "HEAVY [] 0", proc.stderr[-2000:]

@@ -31,7 +31,7 @@ def test_server_is_neo4j_5_26(store):
 
 
 def test_browser_page_answers(neo4j_connection):
-    uri, *_ , origin = neo4j_connection
+    uri, *_, origin = neo4j_connection
     if origin != "local-server":
         pytest.skip("Browser is checked on the local server (testcontainers/NEO4J_URI expose other ports)")
     from kgmem import server

@@ -12,30 +12,43 @@ from kgmem.ingest.records import parse_time
 
 from ..conftest import FIXTURES
 
-
 # sums of the stored vectors (kgmem/derived/context.py): equal up to float rounding, compared apart
 DERIVED_VECTORS = ("context_embedding", "wide_embedding")
 
 
 def derived_vectors(store, tenant: str) -> dict:
-    return {r["id"]: [x for k in DERIVED_VECTORS for x in dict(r["props"])[k]]
-            for r in store.read("export/memories", tenant=tenant)}
+    return {
+        r["id"]: [x for k in DERIVED_VECTORS for x in dict(r["props"])[k]]
+        for r in store.read("export/memories", tenant=tenant)
+    }
 
 
 def graph_dump(store, tenant: str, *, drop=("recorded_at", "tenant", "content_key", "slot")) -> dict:
     """A tenant's memories and edges, without the fields that depend on ingest time or the tenant name."""
     mems = {}
     for r in store.read("export/memories", tenant=tenant):
-        mems[r["id"]] = (tuple(sorted(r["labels"])), tuple((k, str(v)) for k, v in r["props"] if k not in drop + DERIVED_VECTORS))
-    edges = sorted((e["type"], e["from"], e["to"], json.dumps(e["props"], sort_keys=True, default=str))
-                   for e in store.read("export/edges", tenant=tenant))
+        mems[r["id"]] = (
+            tuple(sorted(r["labels"])),
+            tuple((k, str(v)) for k, v in r["props"] if k not in drop + DERIVED_VECTORS),
+        )
+    edges = sorted(
+        (e["type"], e["from"], e["to"], json.dumps(e["props"], sort_keys=True, default=str))
+        for e in store.read("export/edges", tenant=tenant)
+    )
     return {"memories": mems, "edges": edges}
 
 
 def _versions(n=3):
     return [
-        {"id": f"home-v{i}", "text": f"Sam lives in {city}.", "at": f"2026-0{i + 1}-01T09:00:00Z",
-         "subject": "sam", "predicate": "lives_in", "object": city, "stream": "chat-sam"}
+        {
+            "id": f"home-v{i}",
+            "text": f"Sam lives in {city}.",
+            "at": f"2026-0{i + 1}-01T09:00:00Z",
+            "subject": "sam",
+            "predicate": "lives_in",
+            "object": city,
+            "stream": "chat-sam",
+        }
         for i, city in enumerate(["Boston", "Berlin", "Lisbon"][:n])
     ]
 
@@ -70,12 +83,19 @@ def test_late_arrival_does_not_become_current(mg):
 
 
 def test_shuffled_stream_gets_the_same_next_chain(mg, store, other_tenant):
-    recs = [{"id": f"s{i:02d}", "text": f"step {i} of the deploy", "at": f"2026-03-01T10:{i:02d}:00Z",
-             "stream": "deploy-42"} for i in range(20)]
+    recs = [
+        {
+            "id": f"s{i:02d}",
+            "text": f"step {i} of the deploy",
+            "at": f"2026-03-01T10:{i:02d}:00Z",
+            "stream": "deploy-42",
+        }
+        for i in range(20)
+    ]
     shuffled = recs[:]
     random.Random(7).shuffle(shuffled)
     for i in range(0, 20, 3):  # several batches, out of order
-        mg.ingest(shuffled[i:i + 3])
+        mg.ingest(shuffled[i : i + 3])
     mg.for_tenant(other_tenant).ingest(recs)
     chain = sorted((e["from"], e["to"]) for e in store.read("export/edges", tenant=mg.tenant) if e["type"] == "NEXT")
     assert chain == [(f"s{i:02d}", f"s{i + 1:02d}") for i in range(19)]
@@ -107,14 +127,34 @@ def test_as_of_by_direct_cypher_on_the_supersession_fixture(mg, store):
 
 
 def test_alias_predicates_land_on_the_canonical_slot(mg, store):
-    mg.ingest([
-        {"id": "p1", "text": "Ana's phone is 555-1111", "at": "2026-01-01", "subject": "Ana", "predicate": "phone",
-         "object": "555-1111"},
-        {"id": "p2", "text": "Ana's telephone is 555-2222", "at": "2026-02-01", "subject": "ana",
-         "predicate": "Telephone", "object": "555-2222"},
-        {"id": "b1", "text": "Ana was born in Porto", "at": "2026-01-01", "subject": "Ana", "predicate": "was_born_in",
-         "object": "Porto"},
-    ])
+    mg.ingest(
+        [
+            {
+                "id": "p1",
+                "text": "Ana's phone is 555-1111",
+                "at": "2026-01-01",
+                "subject": "Ana",
+                "predicate": "phone",
+                "object": "555-1111",
+            },
+            {
+                "id": "p2",
+                "text": "Ana's telephone is 555-2222",
+                "at": "2026-02-01",
+                "subject": "ana",
+                "predicate": "Telephone",
+                "object": "555-2222",
+            },
+            {
+                "id": "b1",
+                "text": "Ana was born in Porto",
+                "at": "2026-01-01",
+                "subject": "Ana",
+                "predicate": "was_born_in",
+                "object": "Porto",
+            },
+        ]
+    )
     assert mg.now("Ana", "phone_number").object == "555-2222"
     assert mg.now("ana", "telephone").object == "555-2222"  # questions are normalised the same way
     assert [f.object for f in mg.history("ana", "phone")] == ["555-1111", "555-2222"]
@@ -162,11 +202,16 @@ BAD_LINES = [
 @pytest.mark.parametrize("line,message", BAD_LINES, ids=[m for _, m in BAD_LINES])
 def test_bad_lines_are_reported_with_line_and_field_and_valid_lines_land(mg, store, tmp_path, line, message):
     path = tmp_path / "in.jsonl"
-    path.write_text("\n".join([
-        '{"id": "good-1", "text": "first good line", "at": "2026-01-01"}',
-        line,
-        '{"id": "good-2", "text": "second good line", "at": "2026-01-02"}',
-    ]) + "\n")
+    path.write_text(
+        "\n".join(
+            [
+                '{"id": "good-1", "text": "first good line", "at": "2026-01-01"}',
+                line,
+                '{"id": "good-2", "text": "second good line", "at": "2026-01-02"}',
+            ]
+        )
+        + "\n"
+    )
     report = mg.ingest(path)
     assert report.read == 3 and report.created == 2
     assert len(report.errors) == 1
@@ -185,23 +230,28 @@ def test_same_id_with_other_content_is_an_error_and_leaves_the_original(mg):
 
 def test_caused_by_resolves_within_batch_store_and_later_lines_but_never_across_tenants(mg, other_tenant):
     mg.for_tenant(other_tenant).ingest([{"id": "foreign-cause", "text": "a cause in another tenant"}])
-    report = mg.ingest([
-        {"id": "effect-first", "text": "the effect, listed before its cause", "caused_by": ["cause-later"]},
-        {"id": "cause-later", "text": "the cause, listed after", "caused_by": []},
-        {"id": "cross", "text": "tries to point into another tenant", "caused_by": ["foreign-cause"]},
-    ], batch_size=1)
+    report = mg.ingest(
+        [
+            {"id": "effect-first", "text": "the effect, listed before its cause", "caused_by": ["cause-later"]},
+            {"id": "cause-later", "text": "the cause, listed after", "caused_by": []},
+            {"id": "cross", "text": "tries to point into another tenant", "caused_by": ["foreign-cause"]},
+        ],
+        batch_size=1,
+    )
     assert report.created == 2 and report.edges["caused_by"] == 1
     assert [e["line"] for e in report.errors] == [3]
     assert "unknown id 'foreign-cause'" in report.errors[0]["error"]
 
 
 def test_polarity_flips_on_a_multi_valued_slot_are_versions_of_one_slot(mg):
-    mg.ingest([
-        {"text": "I like steak", "at": "2026-01-01", "user": "kim"},
-        {"text": "I like sushi", "at": "2026-01-02", "user": "kim"},
-        {"text": "I stopped liking steak", "at": "2026-02-01", "user": "kim"},
-        {"text": "I like steak again", "at": "2026-03-01", "user": "kim"},
-    ])
+    mg.ingest(
+        [
+            {"text": "I like steak", "at": "2026-01-01", "user": "kim"},
+            {"text": "I like sushi", "at": "2026-01-02", "user": "kim"},
+            {"text": "I stopped liking steak", "at": "2026-02-01", "user": "kim"},
+            {"text": "I like steak again", "at": "2026-03-01", "user": "kim"},
+        ]
+    )
     hist = mg.history("kim", "likes", "steak")
     assert [f.polarity for f in hist] == [True, False, True]
     assert mg.now("kim", "likes", "steak").polarity is True
@@ -210,10 +260,12 @@ def test_polarity_flips_on_a_multi_valued_slot_are_versions_of_one_slot(mg):
 
 
 def test_compiled_facts_retire_their_episode_from_current_recall(mg):
-    mg.ingest([
-        {"id": "e1", "text": "I like diet coke", "at": "2026-01-05", "user": "kim"},
-        {"id": "e2", "text": "I don't like diet coke anymore", "at": "2026-05-03", "user": "kim"},
-    ])
+    mg.ingest(
+        [
+            {"id": "e1", "text": "I like diet coke", "at": "2026-01-05", "user": "kim"},
+            {"id": "e2", "text": "I don't like diet coke anymore", "at": "2026-05-03", "user": "kim"},
+        ]
+    )
     assert mg.now("kim", "likes", "diet coke").polarity is False
     assert mg.get("e1").current is False and mg.get("e2").current is True
     current = mg.recall("does kim like diet coke?", k=5)
@@ -223,11 +275,13 @@ def test_compiled_facts_retire_their_episode_from_current_recall(mg):
 
 
 def test_entities_resolve_to_one_node_per_tenant(mg, store, other_tenant):
-    mg.ingest([
-        {"text": "Met the Acme Corp team", "entities": ["Acme Corp"]},
-        {"text": "acme corp. sent the invoice", "entities": ["acme corp."]},
-        {"text": "ACME CORP renewed", "entities": ["ACME CORP"]},
-    ])
+    mg.ingest(
+        [
+            {"text": "Met the Acme Corp team", "entities": ["Acme Corp"]},
+            {"text": "acme corp. sent the invoice", "entities": ["acme corp."]},
+            {"text": "ACME CORP renewed", "entities": ["ACME CORP"]},
+        ]
+    )
     mg.for_tenant(other_tenant).ingest([{"text": "Acme Corp in the other tenant", "entities": ["Acme Corp"]}])
     ents = store.read("export/entities", tenant=mg.tenant)
     assert [e["key"] for e in ents] == ["acme corp"]
@@ -245,8 +299,16 @@ def test_remember_returns_the_stored_memory_and_rejects_bad_input(mg):
 
 
 def test_negative_alias_predicate_flips_polarity(mg):
-    mg.ingest([
-        {"text": "Jo likes olives", "at": "2026-01-01", "subject": "jo", "predicate": "likes", "object": "olives"},
-        {"text": "Jo dislikes olives", "at": "2026-02-01", "subject": "jo", "predicate": "dislikes", "object": "olives"},
-    ])
+    mg.ingest(
+        [
+            {"text": "Jo likes olives", "at": "2026-01-01", "subject": "jo", "predicate": "likes", "object": "olives"},
+            {
+                "text": "Jo dislikes olives",
+                "at": "2026-02-01",
+                "subject": "jo",
+                "predicate": "dislikes",
+                "object": "olives",
+            },
+        ]
+    )
     assert [f.polarity for f in mg.history("jo", "likes", "olives")] == [True, False]

@@ -22,6 +22,7 @@ from ..conftest import FIXTURES
 if issubclass(MemoryGraph, LifecycleMixin):  # wired into the API
     LG = MemoryGraph
 else:
+
     class LG(LifecycleMixin, MemoryGraph):
         pass
 
@@ -38,14 +39,19 @@ def lg(store, embedder, tenant):
 
 
 FRIDAY = dt.date(2026, 1, 9)
-THAI = ["Ordered pad thai from Bangkok Kitchen for dinner.", "Got thai takeout from Bangkok Kitchen tonight.",
-        "Ordered thai food from Bangkok Kitchen.", "Ordered massaman curry from Bangkok Kitchen.",
-        "Ordered green curry from Bangkok Kitchen."]
+THAI = [
+    "Ordered pad thai from Bangkok Kitchen for dinner.",
+    "Got thai takeout from Bangkok Kitchen tonight.",
+    "Ordered thai food from Bangkok Kitchen.",
+    "Ordered massaman curry from Bangkok Kitchen.",
+    "Ordered green curry from Bangkok Kitchen.",
+]
 
 
 def thai_records(n: int = 5) -> list[dict]:
-    return [{"id": f"thai-{i}", "text": THAI[i], "at": f"{FRIDAY + dt.timedelta(days=7 * i)}T19:00:00Z"}
-            for i in range(n)]
+    return [
+        {"id": f"thai-{i}", "text": THAI[i], "at": f"{FRIDAY + dt.timedelta(days=7 * i)}T19:00:00Z"} for i in range(n)
+    ]
 
 
 def consolidated(store, tenant: str) -> list[dict]:
@@ -65,8 +71,9 @@ def all_text(store, tenant: str) -> str:
 
 
 def test_forget_a_source_rederives_the_summary_and_the_last_source_removes_it(lg, store):
-    lg.ingest(thai_records(5) + [{"id": "other", "text": "The quarterly report is due on March 31.",
-                                  "at": "2026-01-20"}])
+    lg.ingest(
+        thai_records(5) + [{"id": "other", "text": "The quarterly report is due on March 31.", "at": "2026-01-20"}]
+    )
     run = lg.consolidate()
     assert run["summaries_created"] == 1
     [summary] = consolidated(store, lg.tenant)
@@ -92,25 +99,50 @@ def test_forget_a_source_rederives_the_summary_and_the_last_source_removes_it(lg
     lg.forget("thai-4")
     assert consolidated(store, lg.tenant) == []
     assert lg.consolidate()["summaries_created"] == 0
-    tombs = store.read("lifecycle/tombstones_for", tenant=lg.tenant, ids=[f"thai-{i}" for i in range(5)],
-                       content_keys=[])
+    tombs = store.read(
+        "lifecycle/tombstones_for", tenant=lg.tenant, ids=[f"thai-{i}" for i in range(5)], content_keys=[]
+    )
     assert sorted(t["id"] for t in tombs) == [f"thai-{i}" for i in range(5)]
 
 
 def test_forgotten_text_is_never_returned(lg, store):
     secret = "The vault combination zebra-7731 is taped under the Quorvex desk."
-    lg.ingest([
-        {"id": "root", "text": secret, "at": "2026-03-01T09:00:00Z", "stream": "ops"},
-        {"id": "mid", "text": "Someone opened the vault overnight.", "at": "2026-03-02T09:00:00Z",
-         "caused_by": ["root"], "stream": "ops"},
-        {"id": "symptom", "text": "Payroll cash went missing from the vault.", "at": "2026-03-03T09:00:00Z",
-         "caused_by": ["mid"], "stream": "ops"},
-        {"id": "vault-fact", "text": "The vault code is zebra-7731.", "subject": "vault", "predicate": "code",
-         "object": "zebra-7731", "at": "2026-03-01T09:00:00Z"},
-        {"id": "vault-fact-2", "text": "The vault code is lynx-2024.", "subject": "vault", "predicate": "code",
-         "object": "lynx-2024", "at": "2026-03-05T09:00:00Z"},
-        {"id": "noise", "text": "The cafeteria serves soup on Mondays.", "at": "2026-03-01T12:00:00Z"},
-    ])
+    lg.ingest(
+        [
+            {"id": "root", "text": secret, "at": "2026-03-01T09:00:00Z", "stream": "ops"},
+            {
+                "id": "mid",
+                "text": "Someone opened the vault overnight.",
+                "at": "2026-03-02T09:00:00Z",
+                "caused_by": ["root"],
+                "stream": "ops",
+            },
+            {
+                "id": "symptom",
+                "text": "Payroll cash went missing from the vault.",
+                "at": "2026-03-03T09:00:00Z",
+                "caused_by": ["mid"],
+                "stream": "ops",
+            },
+            {
+                "id": "vault-fact",
+                "text": "The vault code is zebra-7731.",
+                "subject": "vault",
+                "predicate": "code",
+                "object": "zebra-7731",
+                "at": "2026-03-01T09:00:00Z",
+            },
+            {
+                "id": "vault-fact-2",
+                "text": "The vault code is lynx-2024.",
+                "subject": "vault",
+                "predicate": "code",
+                "object": "lynx-2024",
+                "at": "2026-03-05T09:00:00Z",
+            },
+            {"id": "noise", "text": "The cafeteria serves soup on Mondays.", "at": "2026-03-01T12:00:00Z"},
+        ]
+    )
     before = lg.why("why did payroll cash go missing from the vault?")
     assert before.roots and before.roots[0]["id"] == "root"
     assert lg.history("vault", "code")[0].text == "The vault code is zebra-7731."
@@ -119,8 +151,11 @@ def test_forgotten_text_is_never_returned(lg, store):
     lg.forget("vault-fact")
     questions = ["vault combination zebra-7731", "zebra-7731", "Quorvex desk", "what is the vault code?"]
     for q in questions:
-        for res in (lg.recall(q, k=20), lg.recall(q, k=20, include_superseded=True),
-                    lg.recall(q, k=20, at="2026-03-02")):
+        for res in (
+            lg.recall(q, k=20),
+            lg.recall(q, k=20, include_superseded=True),
+            lg.recall(q, k=20, at="2026-03-02"),
+        ):
             assert all("zebra" not in h.text and "Quorvex" not in h.text for h in res.hits), q
     why = lg.why("why did payroll cash go missing from the vault?")
     assert "root" not in [r["id"] for r in why.roots]
@@ -145,8 +180,12 @@ def test_forgotten_text_is_never_returned(lg, store):
 
 
 def test_next_chain_is_respliced(lg, store):
-    lg.ingest([{"id": f"s{i}", "text": f"Step {i} of the migration is done.", "at": f"2026-02-0{i + 1}",
-                "stream": "mig"} for i in range(4)])
+    lg.ingest(
+        [
+            {"id": f"s{i}", "text": f"Step {i} of the migration is done.", "at": f"2026-02-0{i + 1}", "stream": "mig"}
+            for i in range(4)
+        ]
+    )
     lg.forget("s1")
     nexts = {(e["from"], e["to"]) for e in store.read("export/edges", tenant=lg.tenant) if e["type"] == "NEXT"}
     assert nexts == {("s0", "s2"), ("s2", "s3")}
@@ -154,14 +193,28 @@ def test_next_chain_is_respliced(lg, store):
 
 
 def test_forgetting_a_fact_version_makes_the_previous_one_current(lg, store):
-    lg.ingest([
-        {"id": "ph-1", "text": "My phone number is 555-0101.", "at": "2026-01-10T09:00:00Z"},
-        {"id": "ph-2", "text": "My phone number changed to 555-0199.", "at": "2026-03-10T09:00:00Z"},
-        {"id": "home-1", "text": "Sam lives in Boston.", "subject": "sam", "predicate": "lives_in",
-         "object": "Boston", "at": "2026-01-01"},
-        {"id": "home-2", "text": "Sam lives in Lisbon.", "subject": "sam", "predicate": "lives_in",
-         "object": "Lisbon", "at": "2026-04-01"},
-    ])
+    lg.ingest(
+        [
+            {"id": "ph-1", "text": "My phone number is 555-0101.", "at": "2026-01-10T09:00:00Z"},
+            {"id": "ph-2", "text": "My phone number changed to 555-0199.", "at": "2026-03-10T09:00:00Z"},
+            {
+                "id": "home-1",
+                "text": "Sam lives in Boston.",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Boston",
+                "at": "2026-01-01",
+            },
+            {
+                "id": "home-2",
+                "text": "Sam lives in Lisbon.",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Lisbon",
+                "at": "2026-04-01",
+            },
+        ]
+    )
     assert lg.now("user", "phone_number").object == "555-0199"
     assert lg.get("ph-1").valid_to is not None  # its compiled fact was superseded
 
@@ -199,14 +252,16 @@ def test_tombstones_for_finds_forgotten_ids_and_content_keys(lg, store):
 
 
 def test_gc_removes_only_expired_memories(lg, store):
-    lg.ingest([
-        {"id": "eph", "text": "Temporary tool output: build 17 is green.", "retention": "ephemeral"},
-        {"id": "short", "text": "Reminder: the parking garage closes at 9 pm this month.", "retention": "short"},
-        {"id": "std", "text": "Our fiscal year starts in April.", "retention": "standard"},
-        {"id": "perm", "text": "The company was founded in 2009.", "retention": "permanent"},
-        {"id": "none", "text": "The team mascot is a heron."},
-        {"id": "eph-fact", "text": "My phone number is 555-7777.", "retention": "ephemeral"},
-    ])
+    lg.ingest(
+        [
+            {"id": "eph", "text": "Temporary tool output: build 17 is green.", "retention": "ephemeral"},
+            {"id": "short", "text": "Reminder: the parking garage closes at 9 pm this month.", "retention": "short"},
+            {"id": "std", "text": "Our fiscal year starts in April.", "retention": "standard"},
+            {"id": "perm", "text": "The company was founded in 2009.", "retention": "permanent"},
+            {"id": "none", "text": "The team mascot is a heron."},
+            {"id": "eph-fact", "text": "My phone number is 555-7777.", "retention": "ephemeral"},
+        ]
+    )
     now = dt.datetime.now(dt.timezone.utc)
     assert lg.gc(dry_run=True, now=now)["count"] == 0
     listed = lg.gc(dry_run=True, now=now + dt.timedelta(days=2))
@@ -227,8 +282,11 @@ def test_gc_removes_only_expired_memories(lg, store):
     assert sorted(r["id"] for r in custom["expired"]) == ["none", "std"]
     with pytest.raises(InputError):
         lg.gc(dry_run=True, ttls="forever=1d")
-    reasons = {r["id"]: r["reason"] for r in store.read("lifecycle/export_tombstones", tenant=lg.tenant)
-               for r in [{"id": r["id"], **r["props"]}]}
+    reasons = {
+        r["id"]: r["reason"]
+        for r in store.read("lifecycle/export_tombstones", tenant=lg.tenant)
+        for r in [{"id": r["id"], **r["props"]}]
+    }
     assert reasons == {"eph": "expired", "eph-fact": "expired", "short": "expired"}
 
 
@@ -237,8 +295,7 @@ def test_gc_removes_only_expired_memories(lg, store):
 
 DUPES = [
     {"id": "wifi-1", "text": "The office wifi password is on the whiteboard in room 4.", "at": "2026-02-01"},
-    {"id": "wifi-2", "text": "The office wifi password is written on the whiteboard in room 4.",
-     "at": "2026-02-03"},
+    {"id": "wifi-2", "text": "The office wifi password is written on the whiteboard in room 4.", "at": "2026-02-03"},
     {"id": "err-q", "text": "Customer hit error zx9q when exporting the quarterly report.", "at": "2026-02-05"},
     {"id": "err-p", "text": "Customer hit error zx9p when exporting the quarterly report.", "at": "2026-02-06"},
 ]
@@ -284,10 +341,26 @@ def test_consolidation_merges_near_duplicates_and_records_the_run(lg, store):
 
 
 def test_consolidation_rebuilds_inconsistent_slot_chains(lg, store):
-    lg.ingest([{"id": "v1", "text": "Sam lives in Boston.", "subject": "sam", "predicate": "lives_in",
-                "object": "Boston", "at": "2026-01-01"},
-               {"id": "v2", "text": "Sam lives in Lisbon.", "subject": "sam", "predicate": "lives_in",
-                "object": "Lisbon", "at": "2026-03-01"}])
+    lg.ingest(
+        [
+            {
+                "id": "v1",
+                "text": "Sam lives in Boston.",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Boston",
+                "at": "2026-01-01",
+            },
+            {
+                "id": "v2",
+                "text": "Sam lives in Lisbon.",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Lisbon",
+                "at": "2026-03-01",
+            },
+        ]
+    )
     store.write("lifecycle/drop_chains", tenant=lg.tenant)  # as if imported without order
     assert not [e for e in store.read("export/edges", tenant=lg.tenant) if e["type"] == "SUPERSEDES"]
     lg.consolidate()
@@ -296,11 +369,13 @@ def test_consolidation_rebuilds_inconsistent_slot_chains(lg, store):
 
 
 def test_co_occurrence_decays_and_is_reinforced(lg, store):
-    lg.ingest([
-        {"id": "c1", "text": "Ravi and Jo reviewed the billing design.", "entities": ["Ravi", "Jo"]},
-        {"id": "c2", "text": "Jo paired with Ravi on the migration.", "entities": ["Ravi", "Jo"]},
-        {"id": "c3", "text": "Ravi met Ana about hiring.", "entities": ["Ravi", "Ana"]},
-    ])
+    lg.ingest(
+        [
+            {"id": "c1", "text": "Ravi and Jo reviewed the billing design.", "entities": ["Ravi", "Jo"]},
+            {"id": "c2", "text": "Jo paired with Ravi on the migration.", "entities": ["Ravi", "Jo"]},
+            {"id": "c3", "text": "Ravi met Ana about hiring.", "entities": ["Ravi", "Ana"]},
+        ]
+    )
     lg.consolidate()
     got = {r["key"]: r for r in lg.co_occurring(["ravi"])}
     assert got["jo"]["weight"] == pytest.approx(2.0) and got["ana"]["weight"] == pytest.approx(1.0)
@@ -326,15 +401,29 @@ def _rich_tenant(g: LG) -> None:
     recs = [json.loads(line) for line in open(FIXTURES / "demo" / "demo.jsonl", encoding="utf-8")]
     for r in recs:
         r["tenant"] = g.tenant
-    extra = thai_records(5) + DUPES + [
-        {"id": "ph-1", "text": "My phone number is 555-0101.", "at": "2026-01-10T09:00:00Z"},
-        {"id": "ph-2", "text": "My phone number changed to 555-0199.", "at": "2026-03-10T09:00:00Z",
-         "retention": "short"},
-        {"id": "gw-1", "text": "The payment gateway TLS certificate expired on Monday morning.",
-         "at": "2026-03-16T08:00:00Z"},
-        {"id": "gw-2", "text": "Checkout failed for an hour because the payment gateway TLS certificate expired.",
-         "at": "2026-03-16T10:00:00Z"},
-    ]
+    extra = (
+        thai_records(5)
+        + DUPES
+        + [
+            {"id": "ph-1", "text": "My phone number is 555-0101.", "at": "2026-01-10T09:00:00Z"},
+            {
+                "id": "ph-2",
+                "text": "My phone number changed to 555-0199.",
+                "at": "2026-03-10T09:00:00Z",
+                "retention": "short",
+            },
+            {
+                "id": "gw-1",
+                "text": "The payment gateway TLS certificate expired on Monday morning.",
+                "at": "2026-03-16T08:00:00Z",
+            },
+            {
+                "id": "gw-2",
+                "text": "Checkout failed for an hour because the payment gateway TLS certificate expired.",
+                "at": "2026-03-16T10:00:00Z",
+            },
+        ]
+    )
     report = g.ingest(recs + extra)
     assert report.errors == []
     g.consolidate()
@@ -351,7 +440,7 @@ def test_export_import_round_trip_is_byte_identical(lg, store, embedder, other_t
     assert kinds == {"header", "memory", "entity", "edge", "tombstone", "run"}
     rels = {json.loads(line)["rel"] for line in lines if '"type":"edge"' in line}
     assert rels == {"SUPERSEDES", "CAUSED_BY", "NEXT", "MENTIONS", "DERIVED_FROM", "CO_OCCURS"}
-    assert "embedding\"" not in first.read_text(encoding="utf-8").replace("embedding_model", "")
+    assert 'embedding"' not in first.read_text(encoding="utf-8").replace("embedding_model", "")
 
     store.auto_commit("admin/delete_tenant", tenant=lg.tenant)
     assert lg.manifest()["counts"]["memories"] == 0
@@ -373,8 +462,11 @@ def test_export_import_round_trip_is_byte_identical(lg, store, embedder, other_t
     with pytest.raises(InputError, match="not empty"):
         other.import_jsonl(first)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(lines[0] + "\n" + '{"type":"edge","rel":"OWNS","from":"a","from_kind":"memory","to":"b",'
-                   '"to_kind":"memory","props":{}}\n', encoding="utf-8")
+    bad.write_text(
+        lines[0] + "\n" + '{"type":"edge","rel":"OWNS","from":"a","from_kind":"memory","to":"b",'
+        '"to_kind":"memory","props":{}}\n',
+        encoding="utf-8",
+    )
     store.auto_commit("admin/delete_tenant", tenant=other_tenant)
     with pytest.raises(InputError, match="unknown relationship type"):
         other.import_jsonl(bad)

@@ -27,22 +27,54 @@ TOOLS = {"remember", "ingest", "recall", "why", "now", "as_of", "history", "chan
 SESSION_TIMEOUT = 300  # seconds for one whole client session (the first call loads the embedding model)
 
 RECORDS = [
-    {"id": "m-root", "text": "Merged PR 4412: the reconciler caches full invoices per request", "at": "2026-03-10",
-     "stream": "inc"},
-    {"id": "m-mid", "text": "Worker memory grew 2 GB an hour", "at": "2026-03-12", "caused_by": ["m-root"],
-     "stream": "inc"},
-    {"id": "m-crash", "text": "Checkout crashed on Friday with OOM kills", "at": "2026-03-13",
-     "caused_by": ["m-mid"], "stream": "inc"},
-    {"id": "m-f1", "text": "Maya lives in Boston", "kind": "fact", "subject": "maya", "predicate": "lives_in",
-     "object": "Boston", "at": "2026-01-02"},
-    {"id": "m-f2", "text": "Maya moved to Lisbon", "kind": "fact", "subject": "maya", "predicate": "lives_in",
-     "object": "Lisbon", "at": "2026-04-03"},
+    {
+        "id": "m-root",
+        "text": "Merged PR 4412: the reconciler caches full invoices per request",
+        "at": "2026-03-10",
+        "stream": "inc",
+    },
+    {
+        "id": "m-mid",
+        "text": "Worker memory grew 2 GB an hour",
+        "at": "2026-03-12",
+        "caused_by": ["m-root"],
+        "stream": "inc",
+    },
+    {
+        "id": "m-crash",
+        "text": "Checkout crashed on Friday with OOM kills",
+        "at": "2026-03-13",
+        "caused_by": ["m-mid"],
+        "stream": "inc",
+    },
+    {
+        "id": "m-f1",
+        "text": "Maya lives in Boston",
+        "kind": "fact",
+        "subject": "maya",
+        "predicate": "lives_in",
+        "object": "Boston",
+        "at": "2026-01-02",
+    },
+    {
+        "id": "m-f2",
+        "text": "Maya moved to Lisbon",
+        "kind": "fact",
+        "subject": "maya",
+        "predicate": "lives_in",
+        "object": "Lisbon",
+        "at": "2026-04-03",
+    },
 ]
 
 
 def _params(env: dict, tenant: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "kgmem", "mcp", "--tenant", tenant],
-                                 env={k: v for k, v in env.items() if k != "KGMEM_TENANT"}, cwd=str(ROOT))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kgmem", "mcp", "--tenant", tenant],
+        env={k: v for k, v in env.items() if k != "KGMEM_TENANT"},
+        cwd=str(ROOT),
+    )
 
 
 def _session(server: Any, body: Callable[[Client], Awaitable[Any]], timeout: float = SESSION_TIMEOUT) -> Any:
@@ -80,8 +112,11 @@ def test_stdio_every_tool(cli_env: dict, tenant: str) -> None:
         check(report, shapes.INGEST)
         assert report["created"] == len(RECORDS) and not report["errors"], report
 
-        mem = _ok(await client.call_tool("remember", {"text": "Maya's phone number is 555-0101", "id": "m-phone",
-                                                      "at": "2026-02-01"}))
+        mem = _ok(
+            await client.call_tool(
+                "remember", {"text": "Maya's phone number is 555-0101", "id": "m-phone", "at": "2026-02-01"}
+            )
+        )
         check(mem, shapes.MEMORY)
         assert mem["id"] == "m-phone"
 
@@ -134,8 +169,9 @@ def test_stdio_bad_arguments_name_the_field(cli_env: dict, tenant: str) -> None:
         # a kgmem InputError: the field and the fix, as the CLI prints them
         out_of_range = _error(await client.call_tool("timeline", {"id": "nope", "before": 1000}))
         assert "field 'before'" in out_of_range and "Fix:" in out_of_range, out_of_range
-        bad_time = _error(await client.call_tool("as_of", {"subject": "maya", "predicate": "lives_in",
-                                                           "at": "not a time at all"}))
+        bad_time = _error(
+            await client.call_tool("as_of", {"subject": "maya", "predicate": "lives_in", "at": "not a time at all"})
+        )
         assert "'at'" in bad_time, bad_time
 
     _session(_params(cli_env, tenant), body)
@@ -163,10 +199,17 @@ def test_stdio_unreachable_database_is_a_tool_error(cli_env: dict, tenant: str) 
 
 def test_stdio_another_tenant_is_refused(cli_env: dict, tenant: str, other_tenant: str, store) -> None:
     async def body(client: Client) -> None:
-        report = _ok(await client.call_tool("ingest", {"records": [
-            {"id": "x-1", "text": "smuggled into the other tenant", "tenant": other_tenant},
-            {"id": "x-2", "text": "stays in the server's tenant", "tenant": tenant},
-        ]}))
+        report = _ok(
+            await client.call_tool(
+                "ingest",
+                {
+                    "records": [
+                        {"id": "x-1", "text": "smuggled into the other tenant", "tenant": other_tenant},
+                        {"id": "x-2", "text": "stays in the server's tenant", "tenant": tenant},
+                    ]
+                },
+            )
+        )
         assert report["created"] == 1, report
         assert [e["line"] for e in report["errors"]] == [1], report
         assert other_tenant in report["errors"][0]["error"] or "tenant" in report["errors"][0]["error"], report
@@ -190,9 +233,26 @@ def _free_port() -> int:
 def test_streamable_http(cli_env: dict, tenant: str, mg) -> None:
     mg.ingest(RECORDS)
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "kgmem", "mcp", "--http", "--host", "127.0.0.1",
-                             "--port", str(port), "--tenant", tenant], env=cli_env, cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kgmem",
+            "mcp",
+            "--http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--tenant",
+            tenant,
+        ],
+        env=cli_env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while True:

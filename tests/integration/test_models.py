@@ -23,7 +23,10 @@ from .test_lifecycle import LG, _rich_tenant
 
 # Cypher's valueType() names for each neomodel property class
 CYPHER_TYPE = {
-    StringProperty: "STRING", IntegerProperty: "INTEGER", FloatProperty: "FLOAT", BooleanProperty: "BOOLEAN",
+    StringProperty: "STRING",
+    IntegerProperty: "INTEGER",
+    FloatProperty: "FLOAT",
+    BooleanProperty: "BOOLEAN",
     DateTimeNeo4jFormatProperty: "ZONED DATETIME",
 }
 
@@ -36,8 +39,9 @@ def _expected_type(prop) -> str:
 
 def _stored(cls) -> dict:
     """A model's properties by the name they are stored under (``db_property`` where it differs)."""
-    return {(prop.db_property or name): prop
-            for name, prop in cls.defined_properties(aliases=False, rels=False).items()}
+    return {
+        (prop.db_property or name): prop for name, prop in cls.defined_properties(aliases=False, rels=False).items()
+    }
 
 
 def _node_class(labels: list[str]):
@@ -66,8 +70,14 @@ def test_every_label_and_property_written_is_declared_with_its_type(rich):
     rows = store.read("admin/describe_nodes", tenant=tenant)
     labels_seen = {tuple(sorted(r["labels"])) for r in rows}
     # the tenant really exercises every node type
-    assert {("Episode", "Memory"), ("Fact", "Memory"), ("Memory", "Summary"), ("Entity",), ("Tombstone",),
-            ("ConsolidationRun",)} <= labels_seen
+    assert {
+        ("Episode", "Memory"),
+        ("Fact", "Memory"),
+        ("Memory", "Summary"),
+        ("Entity",),
+        ("Tombstone",),
+        ("ConsolidationRun",),
+    } <= labels_seen
     undeclared, mistyped = [], []
     for r in rows:
         cls = _node_class(r["labels"])
@@ -90,16 +100,20 @@ def test_every_relationship_type_and_property_written_is_declared(rich):
         assert set(r["keys"]) <= declared, (r["type"], r["keys"])
         # an edge type is declared on the class of the node it starts from
         cls = _node_class(r["labels"])
-        rel_types = {rel.definition["relation_type"] for rel in cls.defined_properties(
-            aliases=False, properties=False).values() if rel.definition["direction"] == 1}
+        rel_types = {
+            rel.definition["relation_type"]
+            for rel in cls.defined_properties(aliases=False, properties=False).values()
+            if rel.definition["direction"] == 1
+        }
         assert r["type"] in rel_types, (cls.__name__, r["type"])
 
 
 def test_models_read_the_graph_as_typed_objects(rich):
     store, tenant = rich
     # a slot with two versions: the newer SUPERSEDES the older, which has valid_to set
-    phones = sorted(models.Fact.nodes.filter(tenant=tenant, subject="maya",
-                                                predicate="phone_number"), key=lambda f: f.at)
+    phones = sorted(
+        models.Fact.nodes.filter(tenant=tenant, subject="maya", predicate="phone_number"), key=lambda f: f.at
+    )
     assert [f.object for f in phones] == ["555-0101", "555-0199"]
     old, new = phones
     assert isinstance(new.at, dt.datetime) and new.at.tzinfo is not None

@@ -11,10 +11,22 @@ import pytest
 
 from kgmem.store import cypher
 
-HOT = [n for n in cypher.names() if n.split("/")[0] in ("recall", "facts", "why", "timeline", "memory", "ingest")
-       or n in ("derived/inference_candidates", "derived/stream_candidates", "lifecycle/tombstones_for",
-                "admin/delete_tenant", "admin/embedding_model", "export/memories", "export/edges",
-                "export/entities")]
+HOT = [
+    n
+    for n in cypher.names()
+    if n.split("/")[0] in ("recall", "facts", "why", "timeline", "memory", "ingest")
+    or n
+    in (
+        "derived/inference_candidates",
+        "derived/stream_candidates",
+        "lifecycle/tombstones_for",
+        "admin/delete_tenant",
+        "admin/embedding_model",
+        "export/memories",
+        "export/edges",
+        "export/entities",
+    )
+]
 
 
 def _operators(plan: dict) -> list[str]:

@@ -80,8 +80,9 @@ def test_readme_python_block(readme_env, store, capsys):
     assert len(out) == len(promises), out
     for line, printed, promised in zip(range(1, len(out) + 1), out, promises):
         if promised is not None:
-            assert printed == promised, \
+            assert printed == promised, (
                 f"print #{line} of the README example printed {printed!r}, its comment says {promised!r}"
+            )
     # the recall line has no comment; it prints (abstained, ids): the reconciler PR must be among the hits
     recall_line = next(i for i, p in enumerate(promises) if p is None)
     assert "'r1'" in out[recall_line], out[recall_line]
@@ -108,8 +109,14 @@ def test_readme_command_lines(readme_env, store):
             if args[:2] == ["server", "start"] and not _server_running():
                 skipped.append(line)  # the tests run against another Neo4j: do not start a local one
                 continue
-            proc = subprocess.run([sys.executable, "-m", "kgmem", *args], env=readme_env, cwd=ROOT,
-                                  capture_output=True, text=True, timeout=600)
+            proc = subprocess.run(
+                [sys.executable, "-m", "kgmem", *args],
+                env=readme_env,
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             assert proc.returncode == 0, f"`{line}` exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
             if "--json" in args:
                 for out_line in proc.stdout.splitlines():

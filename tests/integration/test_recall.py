@@ -14,12 +14,21 @@ from ..conftest import FIXTURES
 
 TOKEN_CORPUS = [
     ("t1", "Deploy notes: the billing job retried twice; ticket zx9q has the log excerpt"),
-    *[(f"d{i}", f"Deploy notes: the billing job retried twice; ticket {code} has the log excerpt")
-      for i, code in enumerate(["zx9p", "zx8q", "zq9x", "xz9q", "zx99q", "zx9qa", "zx-9q", "zxq9"])],
-    *[(f"o{i}", text) for i, text in enumerate([
-        "Unknown error code on the billing dashboard again", "Ticket triage: three codes still unexplained",
-        "The zx series of error codes comes from the payment SDK", "Log excerpt attached to the incident ticket",
-    ])],
+    *[
+        (f"d{i}", f"Deploy notes: the billing job retried twice; ticket {code} has the log excerpt")
+        for i, code in enumerate(["zx9p", "zx8q", "zq9x", "xz9q", "zx99q", "zx9qa", "zx-9q", "zxq9"])
+    ],
+    *[
+        (f"o{i}", text)
+        for i, text in enumerate(
+            [
+                "Unknown error code on the billing dashboard again",
+                "Ticket triage: three codes still unexplained",
+                "The zx series of error codes comes from the payment SDK",
+                "Log excerpt attached to the incident ticket",
+            ]
+        )
+    ],
 ]
 
 
@@ -36,16 +45,39 @@ def test_exact_token_found_by_the_keyword_channel_where_vectors_blur_it(mg):
 
 
 def test_entity_found_only_by_the_entity_channel(mg):
-    mg.ingest([
-        {"id": "p1", "text": "P. Natarajan signed off the Q3 vendor budget", "at": "2026-01-10",
-         "entities": ["Priya"]},
-        *[{"id": f"n{i}", "text": f"{name} reviewed the vendor budget line for {team}", "at": "2026-01-11"}
-          for i, (name, team) in enumerate(zip(
-              ["Ravi", "Omar", "Lena", "Jo", "Ana", "Kenji", "Sofia", "Dana", "Ivan", "Hana", "Chen", "Elif"],
-              ["finance", "ops", "legal", "sales", "search", "billing", "growth", "infra", "data", "support",
-               "mobile", "web"]))],
-        {"id": "p2", "text": "Priya is on leave next week", "at": "2026-01-12"},
-    ])
+    mg.ingest(
+        [
+            {
+                "id": "p1",
+                "text": "P. Natarajan signed off the Q3 vendor budget",
+                "at": "2026-01-10",
+                "entities": ["Priya"],
+            },
+            *[
+                {"id": f"n{i}", "text": f"{name} reviewed the vendor budget line for {team}", "at": "2026-01-11"}
+                for i, (name, team) in enumerate(
+                    zip(
+                        ["Ravi", "Omar", "Lena", "Jo", "Ana", "Kenji", "Sofia", "Dana", "Ivan", "Hana", "Chen", "Elif"],
+                        [
+                            "finance",
+                            "ops",
+                            "legal",
+                            "sales",
+                            "search",
+                            "billing",
+                            "growth",
+                            "infra",
+                            "data",
+                            "support",
+                            "mobile",
+                            "web",
+                        ],
+                    )
+                )
+            ],
+            {"id": "p2", "text": "Priya is on leave next week", "at": "2026-01-12"},
+        ]
+    )
     q = "anything involving Priya?"
     hybrid = [h for h in mg.recall(q, k=5).hits]
     assert "p1" in [h.id for h in hybrid[:3]]
@@ -57,12 +89,26 @@ def test_entity_found_only_by_the_entity_channel(mg):
 
 @pytest.fixture
 def moves(mg):
-    mg.ingest([
-        {"id": "v1", "text": "Sam lives in Boston", "at": "2026-01-01", "subject": "sam", "predicate": "lives_in",
-         "object": "Boston"},
-        {"id": "v2", "text": "Sam lives in Berlin", "at": "2026-04-01", "subject": "sam", "predicate": "lives_in",
-         "object": "Berlin"},
-    ])
+    mg.ingest(
+        [
+            {
+                "id": "v1",
+                "text": "Sam lives in Boston",
+                "at": "2026-01-01",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Boston",
+            },
+            {
+                "id": "v2",
+                "text": "Sam lives in Berlin",
+                "at": "2026-04-01",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Berlin",
+            },
+        ]
+    )
     return mg
 
 
@@ -84,10 +130,12 @@ def test_as_of_returns_the_old_version(moves):
 
 
 def test_time_phrases_become_filters(mg):
-    mg.ingest([
-        {"id": "old", "text": "We decided to keep the pricing page as it is", "at": "2026-03-01"},
-        {"id": "new", "text": "We decided to redesign the pricing page", "at": "2026-03-27"},
-    ])
+    mg.ingest(
+        [
+            {"id": "old", "text": "We decided to keep the pricing page as it is", "at": "2026-03-01"},
+            {"id": "new", "text": "We decided to redesign the pricing page", "at": "2026-03-27"},
+        ]
+    )
     res = mg.recall("what did we decide about the pricing page in the last 7 days?", now="2026-03-29", explain=True)
     assert [h.id for h in res.hits] == ["new"]
     f = res.explain["filters"]
@@ -110,15 +158,29 @@ def test_until_excludes_the_same_instant_even_for_times_read_back_from_the_store
 
 def test_tenant_b_never_sees_tenant_a_not_even_through_entities_or_neighbours(mg, other_tenant):
     a = mg.for_tenant(other_tenant)
-    a.ingest([
-        {"id": "a1", "text": "Zeldor migration finished for the Orion cluster", "at": "2026-01-01",
-         "stream": "ops", "entities": ["Zeldor", "Orion"]},
-        {"id": "a2", "text": "Orion cluster paged the on-call twice", "at": "2026-01-02", "stream": "ops"},
-    ])
-    mg.ingest([
-        {"id": "b1", "text": "Orion cluster is the name of our staging setup", "at": "2026-01-03", "stream": "ops",
-         "entities": ["Orion"]},
-    ])
+    a.ingest(
+        [
+            {
+                "id": "a1",
+                "text": "Zeldor migration finished for the Orion cluster",
+                "at": "2026-01-01",
+                "stream": "ops",
+                "entities": ["Zeldor", "Orion"],
+            },
+            {"id": "a2", "text": "Orion cluster paged the on-call twice", "at": "2026-01-02", "stream": "ops"},
+        ]
+    )
+    mg.ingest(
+        [
+            {
+                "id": "b1",
+                "text": "Orion cluster is the name of our staging setup",
+                "at": "2026-01-03",
+                "stream": "ops",
+                "entities": ["Orion"],
+            },
+        ]
+    )
     for q in ("Zeldor migration Orion cluster", "anything involving Zeldor?", "Orion"):
         res = mg.recall(q, k=10, expand=2, include_superseded=True, explain=True)
         seen = {h.id for h in res.hits} | {c["id"] for h in res.hits for c in h.context}
@@ -129,8 +191,12 @@ def test_tenant_b_never_sees_tenant_a_not_even_through_entities_or_neighbours(mg
 
 
 def test_next_neighbour_expansion_gives_context(mg):
-    mg.ingest([{"id": f"x{i}", "text": t, "at": f"2026-05-01T10:0{i}:00Z", "stream": "inc"}
-               for i, t in enumerate(["pager fired for checkout", "checkout pods OOM-killed", "rolled back PR 77"])])
+    mg.ingest(
+        [
+            {"id": f"x{i}", "text": t, "at": f"2026-05-01T10:0{i}:00Z", "stream": "inc"}
+            for i, t in enumerate(["pager fired for checkout", "checkout pods OOM-killed", "rolled back PR 77"])
+        ]
+    )
     res = mg.recall("checkout pods OOM-killed", k=1, expand=1)
     assert res.hits[0].id == "x1"
     assert [(c["id"], c["offset"]) for c in res.hits[0].context] == [("x0", -1), ("x2", 1)]

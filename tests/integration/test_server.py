@@ -39,16 +39,21 @@ BOLT, HTTP = _free_ports(2)
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
     home = tmp_path_factory.mktemp("kgmem-home")
-    env = {**os.environ, "KGMEM_HOME": str(home), "KGMEM_BOLT_PORT": str(BOLT), "KGMEM_HTTP_PORT": str(HTTP),
-           "KGMEM_NEO4J_HEAP": "512m", "KGMEM_NEO4J_PAGECACHE": "256m"}
+    env = {
+        **os.environ,
+        "KGMEM_HOME": str(home),
+        "KGMEM_BOLT_PORT": str(BOLT),
+        "KGMEM_HTTP_PORT": str(HTTP),
+        "KGMEM_NEO4J_HEAP": "512m",
+        "KGMEM_NEO4J_PAGECACHE": "256m",
+    }
     env.pop("NEO4J_URI", None)
     yield env
     subprocess.run([sys.executable, "-m", "kgmem", "server", "stop"], env=env, capture_output=True, timeout=120)
 
 
 def _kgmem(env, *args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "kgmem", *args], env=env, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "kgmem", *args], env=env, capture_output=True, text=True, timeout=300)
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc

@@ -10,21 +10,29 @@ from kgmem.query.filters import build_filters
 CHAT = [  # one session of a conversation held in 2023; questions are asked long after it ended
     {"id": "c1", "text": "Melanie: I read a great book last month.", "at": "2023-05-08T10:00:00Z"},
     {"id": "c2", "text": "Caroline: Which one has been your favorite?", "at": "2023-05-08T10:00:01Z"},
-    {"id": "c3", "text": "Melanie: I loved 'Becoming Nicole', a moving story about a family.",
-     "at": "2023-05-08T10:00:02Z"},
+    {
+        "id": "c3",
+        "text": "Melanie: I loved 'Becoming Nicole', a moving story about a family.",
+        "at": "2023-05-08T10:00:02Z",
+    },
     {"id": "c4", "text": "Caroline: I moved from Sweden 4 years ago with my mum.", "at": "2023-05-08T10:00:03Z"},
 ]
 SESSION2 = [
-    {"id": "p1", "text": "Caroline: I went to a pride parade last weekend, it was amazing!",
-     "at": "2023-08-14T09:00:00Z"},
+    {
+        "id": "p1",
+        "text": "Caroline: I went to a pride parade last weekend, it was amazing!",
+        "at": "2023-08-14T09:00:00Z",
+    },
     {"id": "p2", "text": "Melanie: That sounds wonderful, I am so happy for you.", "at": "2023-08-14T09:00:01Z"},
 ]
 
 
 @pytest.fixture
 def chat(mg):
-    rep = mg.ingest([{**r, "stream": "conv/session_1", "entities": [r["text"].split(":")[0]]} for r in CHAT]
-                    + [{**r, "stream": "conv/session_2", "entities": [r["text"].split(":")[0]]} for r in SESSION2])
+    rep = mg.ingest(
+        [{**r, "stream": "conv/session_1", "entities": [r["text"].split(":")[0]]} for r in CHAT]
+        + [{**r, "stream": "conv/session_2", "entities": [r["text"].split(":")[0]]} for r in SESSION2]
+    )
     assert rep.errors == []
     return mg
 
@@ -72,16 +80,17 @@ def test_explicit_since_and_until_stay_hard_filters_even_when_they_hold_nothing(
 def test_the_rule_for_each_kind_of_phrase():
     def use(q, now="2026-03-04T10:00:00Z"):
         import datetime as dt
+
         f, _ = build_filters(q, tenant="t", now=dt.datetime.fromisoformat(now.replace("Z", "+00:00")))
         return f.time_use
 
-    assert use("what did we talk about last week?") == "filter"        # a period, not a when-question
-    assert use("what changed in the last 7 days?") == "filter"          # rolling window
-    assert use("what did we decide since March 1?") == "filter"         # a range
+    assert use("what did we talk about last week?") == "filter"  # a period, not a when-question
+    assert use("what changed in the last 7 days?") == "filter"  # rolling window
+    assert use("what did we decide since March 1?") == "filter"  # a range
     assert use("what did we talk about yesterday?") == "filter"
-    assert use("what did Bob say in August?") == "rank"                 # a calendar name
+    assert use("what did Bob say in August?") == "rank"  # a calendar name
     assert use("what happened in 2022?") == "rank"
-    assert use("what did Bob say 3 days ago?") == "rank"                # N units ago
+    assert use("what did Bob say 3 days ago?") == "rank"  # N units ago
     assert use("when did we talk about the budget last week?") == "rank"  # a when-question
     assert use("nothing about time here") is None
 
@@ -116,8 +125,9 @@ def test_forget_removes_the_forgotten_text_from_every_neighbours_context(chat):
 
 def test_rebuild_recomputes_the_context_and_export_leaves_it_out(chat, tmp_path):
     before = _props(chat, "c3")
-    chat.store.write("derived/refresh_context", tenant=chat.tenant, ids=["c3"], prev_weight=0.0,
-                     gap_seconds=3600)  # corrupt it
+    chat.store.write(
+        "derived/refresh_context", tenant=chat.tenant, ids=["c3"], prev_weight=0.0, gap_seconds=3600
+    )  # corrupt it
     assert _props(chat, "c3")["context_embedding"] != before["context_embedding"]
     out = chat.rebuild()
     assert out["counts"]["context"] >= len(CHAT) + len(SESSION2)
@@ -131,9 +141,13 @@ def test_rebuild_recomputes_the_context_and_export_leaves_it_out(chat, tmp_path)
 
 
 def test_a_memory_without_neighbours_in_its_exchange_reads_as_itself(mg):
-    mg.ingest([{"id": "solo", "text": "A note with no stream", "at": "2026-01-01"},
-               {"id": "q1", "text": "Ticket one", "at": "2026-01-01T09:00:00Z", "stream": "queue"},
-               {"id": "q2", "text": "Ticket two, a day later", "at": "2026-01-02T09:00:00Z", "stream": "queue"}])
+    mg.ingest(
+        [
+            {"id": "solo", "text": "A note with no stream", "at": "2026-01-01"},
+            {"id": "q1", "text": "Ticket one", "at": "2026-01-01T09:00:00Z", "stream": "queue"},
+            {"id": "q2", "text": "Ticket two, a day later", "at": "2026-01-02T09:00:00Z", "stream": "queue"},
+        ]
+    )
     for mem_id in ("solo", "q2"):  # no stream / a neighbour more than an hour away: its own text and vector
         props = _props(mg, mem_id)
         assert props["context_text"] == props["text"] == props["window_text"]

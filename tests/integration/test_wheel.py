@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -27,12 +26,25 @@ pytestmark = pytest.mark.slow
 SMALL = [
     {"id": "w-root", "text": "Merged PR 4412: the reconciler caches full invoices per request", "at": "2026-03-10"},
     {"id": "w-mid", "text": "Worker memory grew 2 GB an hour", "at": "2026-03-12", "caused_by": ["w-root"]},
-    {"id": "w-crash", "text": "Checkout crashed on Friday with OOM kills", "at": "2026-03-13",
-     "caused_by": ["w-mid"]},
-    {"id": "w-f1", "text": "Maya lives in Boston", "kind": "fact", "subject": "maya", "predicate": "lives_in",
-     "object": "Boston", "at": "2026-01-02"},
-    {"id": "w-f2", "text": "Maya moved to Lisbon", "kind": "fact", "subject": "maya", "predicate": "lives_in",
-     "object": "Lisbon", "at": "2026-04-03"},
+    {"id": "w-crash", "text": "Checkout crashed on Friday with OOM kills", "at": "2026-03-13", "caused_by": ["w-mid"]},
+    {
+        "id": "w-f1",
+        "text": "Maya lives in Boston",
+        "kind": "fact",
+        "subject": "maya",
+        "predicate": "lives_in",
+        "object": "Boston",
+        "at": "2026-01-02",
+    },
+    {
+        "id": "w-f2",
+        "text": "Maya moved to Lisbon",
+        "kind": "fact",
+        "subject": "maya",
+        "predicate": "lives_in",
+        "object": "Lisbon",
+        "at": "2026-04-03",
+    },
 ]
 
 
@@ -47,13 +59,42 @@ def _deps_site() -> str:
 def wheel(tmp_path_factory) -> Path:
     """The wheel, built from a clean copy of the checkout (an in-tree build/ could hold stale copies)."""
     src = tmp_path_factory.mktemp("src") / "kgmem"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        ".git", ".venv", ".mypy_cache", ".ruff_cache", "build", "dist", "*.egg-info", "__pycache__",
-        ".pytest_cache", "results"))
+    shutil.copytree(
+        ROOT,
+        src,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            ".mypy_cache",
+            ".ruff_cache",
+            "build",
+            "dist",
+            "*.egg-info",
+            "__pycache__",
+            ".pytest_cache",
+            "results",
+        ),
+    )
     out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                           "--disable-pip-version-check", "-q", "-w", str(out), "."],
-                          cwd=src, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(out),
+            ".",
+        ],
+        cwd=src,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     (whl,) = out.glob("kgmem-*.whl")
     return whl
@@ -68,12 +109,21 @@ def venv(wheel: Path, tmp_path_factory) -> Path:
     base = getattr(sys, "_base_executable", None) or sys.executable
     subprocess.run([base, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=300)
     py = env_dir / "bin" / "python"
-    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    purelib = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.strip()
     Path(purelib, "kgmem-deps.pth").write_text(f"import site; site.addsitedir({_deps_site()!r})\n")
-    proc = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "-q",
-                           "--disable-pip-version-check", str(wheel)],
-                          cwd=home, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [str(py), "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--disable-pip-version-check", str(wheel)],
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return env_dir
 
@@ -88,8 +138,9 @@ def run(venv: Path, cli_env: dict, tmp_path: Path):
     cwd.mkdir()
 
     def _run(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-        return subprocess.run([str(venv / "bin" / "kgmem"), *args], env=env, cwd=cwd, capture_output=True,
-                              text=True, timeout=timeout)
+        return subprocess.run(
+            [str(venv / "bin" / "kgmem"), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
+        )
 
     _run.cwd = cwd  # type: ignore[attr-defined]
     _run.env = env  # type: ignore[attr-defined]
@@ -108,8 +159,12 @@ def test_wheel_holds_every_runtime_file(wheel: Path) -> None:
     missing = [c for c in cypher if f"kgmem/_cypher/{c}" not in names]
     assert not missing, missing
     assert len([n for n in names if n.endswith(".cypher")]) == len(cypher)  # nothing stale either
-    for data in ("kgmem/data/demo.jsonl", "kgmem/data/router.joblib", "kgmem/data/router.json",
-                 "kgmem/data/vocabulary.json"):
+    for data in (
+        "kgmem/data/demo.jsonl",
+        "kgmem/data/router.joblib",
+        "kgmem/data/router.json",
+        "kgmem/data/vocabulary.json",
+    ):
         assert data in names, data
     with zipfile.ZipFile(wheel) as z:
         assert z.read("kgmem/data/demo.jsonl") == (ROOT / "fixtures" / "demo" / "demo.jsonl").read_bytes()
@@ -117,10 +172,19 @@ def test_wheel_holds_every_runtime_file(wheel: Path) -> None:
 
 
 def test_installed_kgmem_imports_from_the_venv(venv: Path, run) -> None:
-    out = subprocess.run([str(venv / "bin" / "python"), "-c",
-                          "import kgmem, kgmem.store.cypher as c, kgmem.demo as d, kgmem.router.model as m; "
-                          "print(kgmem.__file__); print(c.cypher_root()); print(d.DEMO_FILE); print(m.SHIPPED_PATH)"],
-                         env=run.env, cwd=run.cwd, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import kgmem, kgmem.store.cypher as c, kgmem.demo as d, kgmem.router.model as m; "
+            "print(kgmem.__file__); print(c.cypher_root()); print(d.DEMO_FILE); print(m.SHIPPED_PATH)",
+        ],
+        env=run.env,
+        cwd=run.cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     lines = _ok(out).splitlines()
     for line in lines:
         path = Path(line).resolve()

@@ -74,15 +74,20 @@ def test_why_json_shape_and_depths(causal_graph):
 
 
 def test_why_is_safe_on_cycles_and_respects_max_depth(mg):
-    mg.ingest([
-        {"id": "a", "text": "Alpha service failed health checks repeatedly", "at": "2026-01-05"},
-        {"id": "b", "text": "Bravo queue consumer stalled", "at": "2026-01-04", "caused_by": ["a"]},
-        {"id": "c", "text": "Charlie cache was cold after restart", "at": "2026-01-03", "caused_by": ["b"]},
-    ])
+    mg.ingest(
+        [
+            {"id": "a", "text": "Alpha service failed health checks repeatedly", "at": "2026-01-05"},
+            {"id": "b", "text": "Bravo queue consumer stalled", "at": "2026-01-04", "caused_by": ["a"]},
+            {"id": "c", "text": "Charlie cache was cold after restart", "at": "2026-01-03", "caused_by": ["b"]},
+        ]
+    )
     # close a cycle a -> c (explicit), and a chain symptom -> a
     mg.ingest([{"id": "a2", "text": "Alpha failed again", "at": "2026-01-06", "caused_by": ["c"]}])
-    mg.store.write("ingest/link_causes", tenant=mg.tenant,
-                   links=[{"effect": "a", "cause": "c", "inferred": False, "confidence": 1.0, "source": "test"}])
+    mg.store.write(
+        "ingest/link_causes",
+        tenant=mg.tenant,
+        links=[{"effect": "a", "cause": "c", "inferred": False, "confidence": 1.0, "source": "test"}],
+    )
     w = mg.why("why did alpha fail again?")
     assert not w.abstained
     assert all(len(p) == len(set(p)) for p in w.paths)  # simple paths only: the walk never loops
@@ -101,40 +106,77 @@ def test_inferred_links_from_words_are_precise_and_explicit_wins(words_graph, mg
     correct = sum(truth.get(e["from"]) == e["to"] for e in edges)
     assert len(edges) >= 20 and correct / len(edges) >= 0.9, (correct, len(edges))
     # explicit caused_by wins: the same words with an explicit (different) cause infer nothing
-    mg.ingest([
-        {"id": "cause-x", "text": "The deploy bot pushed a broken config to the edge nodes", "at": "2026-02-01"},
-        {"id": "cause-y", "text": "An engineer restarted the load balancer by hand", "at": "2026-02-01"},
-        {"id": "eff", "text": "Edge nodes returned errors because the deploy bot pushed a broken config",
-         "at": "2026-02-02", "caused_by": ["cause-y"]},
-    ])
+    mg.ingest(
+        [
+            {"id": "cause-x", "text": "The deploy bot pushed a broken config to the edge nodes", "at": "2026-02-01"},
+            {"id": "cause-y", "text": "An engineer restarted the load balancer by hand", "at": "2026-02-01"},
+            {
+                "id": "eff",
+                "text": "Edge nodes returned errors because the deploy bot pushed a broken config",
+                "at": "2026-02-02",
+                "caused_by": ["cause-y"],
+            },
+        ]
+    )
     links = [e for e in mg.store.read("export/edges", tenant=mg.tenant) if e["type"] == "CAUSED_BY"]
     assert [(e["from"], e["to"], e["props"]["inferred"]) for e in links] == [("eff", "cause-y", False)]
 
 
 def test_inferred_link_needs_an_earlier_match(mg):
-    mg.ingest([
-        {"id": "later", "text": "The TLS certificate on the API gateway expired", "at": "2026-03-05"},
-        {"id": "eff", "text": "Mobile logins failed because the TLS certificate on the API gateway expired",
-         "at": "2026-03-01"},
-    ])
+    mg.ingest(
+        [
+            {"id": "later", "text": "The TLS certificate on the API gateway expired", "at": "2026-03-05"},
+            {
+                "id": "eff",
+                "text": "Mobile logins failed because the TLS certificate on the API gateway expired",
+                "at": "2026-03-01",
+            },
+        ]
+    )
     assert not [e for e in mg.store.read("export/edges", tenant=mg.tenant) if e["type"] == "CAUSED_BY"]
 
 
 def test_changes_since_and_known_at(mg):
-    mg.ingest([
-        {"id": "h1", "text": "Sam lives in Boston", "at": "2026-01-01", "subject": "sam", "predicate": "lives_in",
-         "object": "Boston"},
-        {"id": "h2", "text": "Sam lives in Berlin", "at": "2026-04-01", "subject": "sam", "predicate": "lives_in",
-         "object": "Berlin"},
-    ])
+    mg.ingest(
+        [
+            {
+                "id": "h1",
+                "text": "Sam lives in Boston",
+                "at": "2026-01-01",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Boston",
+            },
+            {
+                "id": "h2",
+                "text": "Sam lives in Berlin",
+                "at": "2026-04-01",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Berlin",
+            },
+        ]
+    )
     changes = mg.changes("2026-03-01")
-    assert [(c["id"], c["previous"]["id"]) for c in changes if c["at"].year == 2026 and c["at"].month == 4] == [("h2", "h1")]
+    assert [(c["id"], c["previous"]["id"]) for c in changes if c["at"].year == 2026 and c["at"].month == 4] == [
+        ("h2", "h1")
+    ]
     # a correction recorded now about the past: known_at before this moment does not see it
     import datetime as dt
 
     before = dt.datetime.now(dt.timezone.utc)
-    mg.ingest([{"id": "h1b", "text": "Actually Sam lived in Cambridge in February", "at": "2026-02-01",
-                "subject": "sam", "predicate": "lives_in", "object": "Cambridge"}])
+    mg.ingest(
+        [
+            {
+                "id": "h1b",
+                "text": "Actually Sam lived in Cambridge in February",
+                "at": "2026-02-01",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Cambridge",
+            }
+        ]
+    )
     assert mg.as_of("sam", "lives_in", "2026-02-15").object == "Cambridge"
     assert mg.as_of("sam", "lives_in", "2026-02-15", known_at=before).object == "Boston"
     assert [f.object for f in mg.history("sam", "lives_in", known_at=before)] == ["Boston", "Berlin"]
@@ -142,7 +184,11 @@ def test_changes_since_and_known_at(mg):
 
 
 def test_timeline_before_and_after_along_next(mg):
-    mg.ingest([{"id": f"t{i}", "text": f"incident channel message {i}", "at": f"2026-05-01T10:0{i}:00Z",
-                "stream": "inc-9"} for i in range(7)])
+    mg.ingest(
+        [
+            {"id": f"t{i}", "text": f"incident channel message {i}", "at": f"2026-05-01T10:0{i}:00Z", "stream": "inc-9"}
+            for i in range(7)
+        ]
+    )
     rows = mg.timeline("t3", before=2, after=2)
     assert [(r["id"], r["offset"]) for r in rows] == [("t1", -2), ("t2", -1), ("t3", 0), ("t4", 1), ("t5", 2)]

@@ -39,8 +39,24 @@ def test_tokenisers_are_linear(text):
     assert time.perf_counter() - t0 < 2
 
 
-@pytest.mark.parametrize("field", ["text", "id", "subject", "predicate", "object", "stream", "source", "user",
-                                   "entities", "caused_by", "at", "retention", "tenant"])
+@pytest.mark.parametrize(
+    "field",
+    [
+        "text",
+        "id",
+        "subject",
+        "predicate",
+        "object",
+        "stream",
+        "source",
+        "user",
+        "entities",
+        "caused_by",
+        "at",
+        "retention",
+        "tenant",
+    ],
+)
 @pytest.mark.parametrize("bad", ["a\x00b", "x\ud800y", "\udfff"])
 def test_nul_and_lone_surrogates_are_refused_naming_the_field(field, bad):
     rec = {"text": "t", "subject": "kim", "predicate": "likes", "object": "tea"}
@@ -50,8 +66,10 @@ def test_nul_and_lone_surrogates_are_refused_naming_the_field(field, bad):
     assert e.value.field == field
 
 
-@pytest.mark.parametrize("field,value", [("subject", "🎉🎉"), ("subject", "!!!"), ("predicate", "???"),
-                                         ("predicate", "🙂"), ("object", "\u200b")])
+@pytest.mark.parametrize(
+    "field,value",
+    [("subject", "🎉🎉"), ("subject", "!!!"), ("predicate", "???"), ("predicate", "🙂"), ("object", "\u200b")],
+)
 def test_keys_that_normalise_to_nothing_are_refused(field, value):
     rec = {"text": "t", "subject": "kim", "predicate": "likes", "object": "tea", field: value}
     with pytest.raises(InputError) as e:
@@ -71,8 +89,14 @@ def test_query_strings_are_capped_and_checked():
 
 
 def test_jsonl_bytes_are_decoded_per_line():
-    lines = [b"\xef\xbb\xbf" + b'{"text": "bom"}\r\n', b'{"text": "caf\xe9"}\n', b"\n", b'{"text": "ok"}\n',
-             b'{"text": "a", "text": "b"}\n', b"[" * 50_000 + b"\n"]
+    lines = [
+        b"\xef\xbb\xbf" + b'{"text": "bom"}\r\n',
+        b'{"text": "caf\xe9"}\n',
+        b"\n",
+        b'{"text": "ok"}\n',
+        b'{"text": "a", "text": "b"}\n',
+        b"[" * 50_000 + b"\n",
+    ]
     out = dict(read_jsonl(lines))
     assert out[1] == {"text": "bom"} and out[4] == {"text": "ok"} and 3 not in out
     assert isinstance(out[2], InputError) and "UTF-8" in str(out[2])

@@ -10,19 +10,22 @@ from kgmem.vocab import Vocabulary
 VOCAB = Vocabulary.load()
 
 
-@pytest.mark.parametrize("question,expected", [
-    ("what is my phone number?", ("user", "phone_number", None)),
-    ("What's my telephone?", ("user", "phone_number", None)),
-    ("where do I live?", ("user", "lives_in", None)),
-    ("where does Alice live?", ("Alice", "lives_in", None)),
-    ("where does maya live now", ("maya", "lives_in", None)),
-    ("who is Sam's manager?", ("Sam", "manager", None)),
-    ("who is my boss", ("user", "manager", None)),
-    ("does maya still like diet coke?", ("maya", "likes", "diet coke")),
-    ("do I like sushi?", ("user", "likes", "sushi")),
-    ("where was Priya born?", ("Priya", "birth_place", None)),
-    ("how much does the widget cost?", ("widget", "price", None)),
-])
+@pytest.mark.parametrize(
+    "question,expected",
+    [
+        ("what is my phone number?", ("user", "phone_number", None)),
+        ("What's my telephone?", ("user", "phone_number", None)),
+        ("where do I live?", ("user", "lives_in", None)),
+        ("where does Alice live?", ("Alice", "lives_in", None)),
+        ("where does maya live now", ("maya", "lives_in", None)),
+        ("who is Sam's manager?", ("Sam", "manager", None)),
+        ("who is my boss", ("user", "manager", None)),
+        ("does maya still like diet coke?", ("maya", "likes", "diet coke")),
+        ("do I like sushi?", ("user", "likes", "sushi")),
+        ("where was Priya born?", ("Priya", "birth_place", None)),
+        ("how much does the widget cost?", ("widget", "price", None)),
+    ],
+)
 def test_parses_slot_questions(question, expected):
     sq = parse_slot_question(question, VOCAB)
     assert sq is not None, question

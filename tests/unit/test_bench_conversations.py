@@ -26,13 +26,16 @@ UTC = dt.UTC
 # --------------------------------------------------------------------------- dates
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("1:56 pm on 8 May, 2023", dt.datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
-    ("12:04 am on 1 January, 2022", dt.datetime(2022, 1, 1, 0, 4, tzinfo=UTC)),
-    ("12:30 pm on 31 December, 2021", dt.datetime(2021, 12, 31, 12, 30, tzinfo=UTC)),
-    ("11:01 am on 17 December, 2022", dt.datetime(2022, 12, 17, 11, 1, tzinfo=UTC)),
-    ("7:31 PM on 21 January 2022", dt.datetime(2022, 1, 21, 19, 31, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1:56 pm on 8 May, 2023", dt.datetime(2023, 5, 8, 13, 56, tzinfo=UTC)),
+        ("12:04 am on 1 January, 2022", dt.datetime(2022, 1, 1, 0, 4, tzinfo=UTC)),
+        ("12:30 pm on 31 December, 2021", dt.datetime(2021, 12, 31, 12, 30, tzinfo=UTC)),
+        ("11:01 am on 17 December, 2022", dt.datetime(2022, 12, 17, 11, 1, tzinfo=UTC)),
+        ("7:31 PM on 21 January 2022", dt.datetime(2022, 1, 21, 19, 31, tzinfo=UTC)),
+    ],
+)
 def test_parse_session_time(text, expected):
     assert parse_session_time(text) == expected
 
@@ -115,8 +118,10 @@ def test_aggregate_overall_excludes_adversarial():
     assert o["adversarial_answered"] == 1
     assert a["by_category"]["adversarial"]["n"] == 1
     assert math.isnan(a["by_category"]["open-domain"]["frac@10"])
-    assert "abstained_answerable" not in aggregate([{k: v for k, v in r.items() if k != "abstained"}
-                                                    for r in rows])["overall"]
+    assert (
+        "abstained_answerable"
+        not in aggregate([{k: v for k, v in r.items() if k != "abstained"} for r in rows])["overall"]
+    )
 
 
 def test_query_tokens_drop_question_and_stop_words():
@@ -128,21 +133,28 @@ def test_query_tokens_drop_question_and_stop_words():
 
 
 def _sample():
-    return [{
-        "sample_id": "conv-x",
-        "conversation": {
-            "speaker_a": "Ann", "speaker_b": "Bob",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "hello"},
-                          {"speaker": "Bob", "dia_id": "D1:2", "text": "see this", "blip_caption": "a cat"}],
-            "session_2_date_time": "9:00 am on 10 May, 2023",
-            "session_2": [{"speaker": "Bob", "dia_id": "D2:1", "text": "bye"}],
-            "session_3_date_time": "9:00 am on 1 June, 2023",  # a date without a session is ignored
-        },
-        "qa": [{"question": "q1", "answer": "a", "evidence": ["D1:2"], "category": 4},
-               {"question": "q2", "adversarial_answer": "a", "evidence": ["D2:1; D9:9", "D"], "category": 5},
-               {"question": "q3", "answer": "a", "evidence": [], "category": 1}],
-    }]
+    return [
+        {
+            "sample_id": "conv-x",
+            "conversation": {
+                "speaker_a": "Ann",
+                "speaker_b": "Bob",
+                "session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": [
+                    {"speaker": "Ann", "dia_id": "D1:1", "text": "hello"},
+                    {"speaker": "Bob", "dia_id": "D1:2", "text": "see this", "blip_caption": "a cat"},
+                ],
+                "session_2_date_time": "9:00 am on 10 May, 2023",
+                "session_2": [{"speaker": "Bob", "dia_id": "D2:1", "text": "bye"}],
+                "session_3_date_time": "9:00 am on 1 June, 2023",  # a date without a session is ignored
+            },
+            "qa": [
+                {"question": "q1", "answer": "a", "evidence": ["D1:2"], "category": 4},
+                {"question": "q2", "adversarial_answer": "a", "evidence": ["D2:1; D9:9", "D"], "category": 5},
+                {"question": "q3", "answer": "a", "evidence": [], "category": 1},
+            ],
+        }
+    ]
 
 
 def test_load_conversations(tmp_path):
@@ -151,8 +163,13 @@ def test_load_conversations(tmp_path):
     for where in (tmp_path, tmp_path / "locomo5.json"):
         [c] = load_conversations(where)
         assert c["sample_id"] == "conv-x" and c["sessions"] == 2 and c["turn_ids"] == ["D1:1", "D1:2", "D2:1"]
-        assert c["records"][1] == {"id": "D1:2", "text": "Bob: see this [image: a cat]", "at": "2023-05-08T13:56:01Z",
-                                   "stream": "conv-x/session_1", "entities": ["Bob"]}
+        assert c["records"][1] == {
+            "id": "D1:2",
+            "text": "Bob: see this [image: a cat]",
+            "at": "2023-05-08T13:56:01Z",
+            "stream": "conv-x/session_1",
+            "entities": ["Bob"],
+        }
         assert c["records"][2]["at"] == "2023-05-10T09:00:00Z" and c["records"][2]["stream"] == "conv-x/session_2"
         assert c["last_at"] == "2023-05-10T09:00:00Z" and c["now"] == "2023-05-11T09:00:00Z"
         assert [q["gold"] for q in c["questions"]] == [["D1:2"], ["D2:1"], []]

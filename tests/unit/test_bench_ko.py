@@ -156,10 +156,19 @@ def test_format_helpers():
 def test_registry_and_report(tmp_path):
     runner.discover()
     assert "ko" in runner.available_suites()
-    record = {"suite": "zz-test", "title": "Test", "status": "ok", "quick": True, "trials": 1, "duration_s": 1.0,
-              "environment": {"date": "2026-01-01", "neo4j": {"version": "5.26"}}, "notes": ["hello"],
-              "tables": [{"title": "Tab", "columns": ["x"], "rows": [[1]], "note": None}],
-              "figures": {}, "plots": [{"file": "p.png", "rendered": False}]}
+    record = {
+        "suite": "zz-test",
+        "title": "Test",
+        "status": "ok",
+        "quick": True,
+        "trials": 1,
+        "duration_s": 1.0,
+        "environment": {"date": "2026-01-01", "neo4j": {"version": "5.26"}},
+        "notes": ["hello"],
+        "tables": [{"title": "Tab", "columns": ["x"], "rows": [[1]], "note": None}],
+        "figures": {},
+        "plots": [{"file": "p.png", "rendered": False}],
+    }
     (tmp_path / "zz-test.json").write_text(json.dumps(record))
     report = runner.render_report(tmp_path).read_text()
     assert "## `zz-test` — Test" in report and "### Tab" in report and "hello" in report
@@ -167,11 +176,23 @@ def test_registry_and_report(tmp_path):
 
 
 def test_render_plot_line_and_bar(tmp_path):
-    line = {"file": "l.png", "kind": "line", "x": [1, 5, 10], "logx": True,
-            "series": [{"label": "a", "y": [1, 0.5, None], "yerr": [0, 0.1, 0]}, {"label": "b", "y": [1, 1, 1]}],
-            "fill_between": ["a", "b"], "hlines": [{"y": 0.1, "label": "chance"}]}
-    bar = {"file": "b.png", "kind": "bar", "categories": ["u", "v"], "logy": True, "annotate": True,
-           "series": [{"label": "a", "y": [10, 1000]}, {"label": "b", "y": [5, 50]}]}
+    line = {
+        "file": "l.png",
+        "kind": "line",
+        "x": [1, 5, 10],
+        "logx": True,
+        "series": [{"label": "a", "y": [1, 0.5, None], "yerr": [0, 0.1, 0]}, {"label": "b", "y": [1, 1, 1]}],
+        "fill_between": ["a", "b"],
+        "hlines": [{"y": 0.1, "label": "chance"}],
+    }
+    bar = {
+        "file": "b.png",
+        "kind": "bar",
+        "categories": ["u", "v"],
+        "logy": True,
+        "annotate": True,
+        "series": [{"label": "a", "y": [10, 1000]}, {"label": "b", "y": [5, 50]}],
+    }
     assert runner.render_plot(line, tmp_path).stat().st_size > 0
     assert runner.render_plot(bar, tmp_path).stat().st_size > 0
 
@@ -220,11 +241,16 @@ def test_ko_suite_records_an_experiment_that_raises_and_runs_the_others(monkeypa
 def test_a_suite_with_recorded_errors_fails_the_run(monkeypatch, tmp_path):
     runner.discover()
     monkeypatch.setattr(runner, "environment", lambda ctx=None: {})
-    monkeypatch.setitem(runner._REGISTRY, "zz-partial",
-                        runner.Suite("zz-partial", lambda ctx: {"tables": [], "errors": ["part: boom"]}, "Partial"))
-    monkeypatch.setitem(runner._REGISTRY, "zz-clean",
-                        runner.Suite("zz-clean", lambda ctx: {"tables": [{"title": "t", "columns": ["x"],
-                                                                          "rows": [[1]]}]}, "Clean"))
+    monkeypatch.setitem(
+        runner._REGISTRY,
+        "zz-partial",
+        runner.Suite("zz-partial", lambda ctx: {"tables": [], "errors": ["part: boom"]}, "Partial"),
+    )
+    monkeypatch.setitem(
+        runner._REGISTRY,
+        "zz-clean",
+        runner.Suite("zz-clean", lambda ctx: {"tables": [{"title": "t", "columns": ["x"], "rows": [[1]]}]}, "Clean"),
+    )
     results = runner.run_suites(["zz-partial", "zz-clean"], out_dir=tmp_path, verbose=False)
     assert results["zz-partial"]["status"] == "error" and results["zz-partial"]["errors"] == ["part: boom"]
     assert "part: boom" in results["zz-partial"]["error"]

@@ -316,7 +316,7 @@ def test_duplicates_in_one_text_are_dropped():
 def test_span_points_at_the_statement():
     text = "Hi there. Actually, I moved to Berlin last week, and my phone changed to 555-2222."
     facts = compile_facts(text)
-    assert [text[f.span[0]:f.span[1]] for f in facts] == [
+    assert [text[f.span[0] : f.span[1]] for f in facts] == [
         "I moved to Berlin last week",
         "my phone changed to 555-2222",
     ]
@@ -334,11 +334,11 @@ def test_span_with_object_first():
         ("My phone changed to 555-2222", CONF_FIRST_PERSON),
         ("Alice's phone is 555-1111", CONF_THIRD_PERSON),
         ("The widget costs $40", CONF_THIRD_PERSON),
-        ("alice's phone is 555-1111", CONF_LOOSE),     # lowercase name: less sure it is a name
+        ("alice's phone is 555-1111", CONF_LOOSE),  # lowercase name: less sure it is a name
         ("We live in Oslo", CONF_LOOSE),
         ("I'm originally from Ohio", CONF_LOOSE),
         ("Paris is the capital of France.", CONF_LOOSE),
-        ("My shoe size is 42", CONF_LOOSE),             # predicate unknown to the vocabulary
+        ("My shoe size is 42", CONF_LOOSE),  # predicate unknown to the vocabulary
     ],
 )
 def test_confidence(text, confidence):
@@ -375,9 +375,7 @@ def test_unknown_predicate_is_kept_snake_cased():
 
 
 def test_subject_default_is_used_for_first_person():
-    assert triples("I moved to Berlin", subject_default="Alice Smith") == [
-        ("alice smith", "lives_in", "Berlin", True)
-    ]
+    assert triples("I moved to Berlin", subject_default="Alice Smith") == [("alice smith", "lives_in", "Berlin", True)]
     assert triples("Bob's phone is 555-1111", subject_default="Alice") == [("bob", "phone_number", "555-1111", True)]
 
 
@@ -413,8 +411,14 @@ def test_embed_maps_unknown_predicates():
 
 def test_to_dict():
     assert one("I like diet coke").to_dict() == {
-        "subject": "user", "predicate": "likes", "object": "diet coke", "polarity": True,
-        "confidence": CONF_FIRST_PERSON, "pattern": "likes", "span": [0, 16], "predicate_status": "canonical",
+        "subject": "user",
+        "predicate": "likes",
+        "object": "diet coke",
+        "polarity": True,
+        "confidence": CONF_FIRST_PERSON,
+        "pattern": "likes",
+        "span": [0, 16],
+        "predicate_status": "canonical",
     }
 
 
@@ -474,17 +478,26 @@ def test_long_inputs_stay_fast(text):
     assert time.perf_counter() - started < 5.0  # no catastrophic backtracking
 
 
-@pytest.mark.parametrize("text,obj", [
-    ("My name is Tobias", "Tobias"), ("My name is Tom", "Tom"), ("I live in Toronto", "Toronto"),
-    ("I moved to Tokyo", "Tokyo"), ("My manager is Howard", "Howard"), ("My favorite food is whatnot pie", "whatnot pie"),
-])
+@pytest.mark.parametrize(
+    "text,obj",
+    [
+        ("My name is Tobias", "Tobias"),
+        ("My name is Tom", "Tom"),
+        ("I live in Toronto", "Toronto"),
+        ("I moved to Tokyo", "Tokyo"),
+        ("My manager is Howard", "Howard"),
+        ("My favorite food is whatnot pie", "whatnot pie"),
+    ],
+)
 def test_objects_that_start_like_question_words_are_kept(text, obj):
     facts = compile_facts(text)
     assert [f.object for f in facts] == [obj]
 
 
-@pytest.mark.parametrize("text,name", [("Actually, call me Alicia.", "Alicia"), ("Call me Tom", "Tom"),
-                                       ("Please just call me Mary Ann", "Mary Ann")])
+@pytest.mark.parametrize(
+    "text,name",
+    [("Actually, call me Alicia.", "Alicia"), ("Call me Tom", "Tom"), ("Please just call me Mary Ann", "Mary Ann")],
+)
 def test_call_me_names_the_user(text, name):
     assert [(f.predicate, f.object) for f in compile_facts(text)] == [("name", name)]
 

@@ -37,13 +37,28 @@ def _hit(hid, sim, ctx=None):
 
 
 def test_features_of_a_clear_answer_and_of_a_false_premise():
-    strong = confidence.features([_hit("a", 0.82), _hit("b", 0.40)],
-                                 {"a": {"vector": 1, "keyword": 1, "entity": 2}}, {"a": 0.25, "b": 0.1}, 10,
-                                 ("vector", "keyword", "entity"), ["caroline"], {"a": ["caroline"]}, False)
+    strong = confidence.features(
+        [_hit("a", 0.82), _hit("b", 0.40)],
+        {"a": {"vector": 1, "keyword": 1, "entity": 2}},
+        {"a": 0.25, "b": 0.1},
+        10,
+        ("vector", "keyword", "entity"),
+        ["caroline"],
+        {"a": ["caroline"]},
+        False,
+    )
     assert strong["cosine"] == pytest.approx(0.82) and strong["gap"] == pytest.approx(0.42)
     assert strong["agreement"] == 1.0 and strong["keyword"] == 1.0 and strong["entity_margin"] > 0
-    swapped = confidence.features([_hit("b", 0.55), _hit("a", 0.54)], {"b": {"vector": 1}}, {"a": 0.1, "b": 0.2},
-                                  10, ("vector", "keyword", "entity"), ["melanie"], {"a": ["melanie"]}, False)
+    swapped = confidence.features(
+        [_hit("b", 0.55), _hit("a", 0.54)],
+        {"b": {"vector": 1}},
+        {"a": 0.1, "b": 0.2},
+        10,
+        ("vector", "keyword", "entity"),
+        ["melanie"],
+        {"a": ["melanie"]},
+        False,
+    )
     assert swapped["entity_margin"] < 0  # the best evidence is about someone else
     model = confidence.shipped()
     assert model.probability(strong) > model.threshold > model.probability(swapped)

@@ -23,8 +23,15 @@ def _check(paths: list[Path]) -> int:
 
 def test_every_recall_statement_that_filters_is_generated():
     names = {p.relative_to(ROOT / "cypher").with_suffix("").as_posix() for p in GENERATED}
-    assert {"recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword", "recall/entity",
-            "recall/eligible_count", "recall/details"} <= names
+    assert {
+        "recall/candidates",
+        "recall/vector",
+        "recall/vector_exact",
+        "recall/keyword",
+        "recall/entity",
+        "recall/eligible_count",
+        "recall/details",
+    } <= names
 
 
 def test_the_committed_expansions_are_current():
@@ -39,8 +46,12 @@ def test_a_stale_expansion_fails_the_check(tmp_path):
 
 
 def test_each_statement_applies_the_whole_rule_once_per_channel():
-    for name, channels in (("recall/candidates", 6 + 1), ("recall/vector", 1), ("recall/keyword", 1),
-                           ("recall/entity", 1)):
+    for name, channels in (
+        ("recall/candidates", 6 + 1),
+        ("recall/vector", 1),
+        ("recall/keyword", 1),
+        ("recall/entity", 1),
+    ):
         text = cypher.load(name).text
         assert text.count("merged_into IS NULL") == channels, name
         assert text.count("$include_superseded OR") == 2 * channels, name
@@ -50,6 +61,12 @@ def test_the_filters_parameter_names_come_from_the_rule():
     assert tuple(Filters(tenant="t").params()) == eligibility.PARAMS
     fields = {f.name for f in dataclasses.fields(Filters)}
     assert set(eligibility.PARAMS) <= fields
-    for name in ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword", "recall/entity",
-                 "recall/eligible_count"):
+    for name in (
+        "recall/candidates",
+        "recall/vector",
+        "recall/vector_exact",
+        "recall/keyword",
+        "recall/entity",
+        "recall/eligible_count",
+    ):
         assert set(eligibility.PARAMS) <= set(cypher.load(name).params), name

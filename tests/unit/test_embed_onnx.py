@@ -38,14 +38,31 @@ def varied_texts(n_fixture: int = 240) -> list[str]:
     texts = rng.sample(sorted(set(texts)), min(n_fixture, len(set(texts))))
     words = "the reconciler cached full invoices per request while checkout crashed on Friday".split()
     texts += [
-        "", " ", "\t\n", "a", "QX-7741", "ERR-4411 zx9q", "https://example.com/a?b=c&d=e#f", "3.14159 ≠ 22/7",
-        "Ünïcödé and emoji 🙂🚀👩‍💻 in a question — does it survive?", "東京の天気は晴れです。明日は雨かもしれません。",
-        "Привет, как дела? Всё хорошо.", "مرحبا بالعالم", "Γειά σου Κόσμε", "naïve café résumé coöperate",
-        "ﬁnancial ligatures and ＦＵＬＬＷＩＤＴＨ letters", "zero\u200bwidth\u200bspaces", "  leading and trailing  ",
-        "line one\nline two\r\nline three", "ALL CAPS SHOUTING ABOUT THE OUTAGE", "x" * 1000,
-        " ".join(["the reconciler cached full invoices per request"] * 80),       # ~560 tokens
-        " ".join(rng.choice(words) for _ in range(400)),                          # > 256 tokens
-        "🙂" * 300, "東京" * 300, " ".join(str(i) for i in range(600)),
+        "",
+        " ",
+        "\t\n",
+        "a",
+        "QX-7741",
+        "ERR-4411 zx9q",
+        "https://example.com/a?b=c&d=e#f",
+        "3.14159 ≠ 22/7",
+        "Ünïcödé and emoji 🙂🚀👩‍💻 in a question — does it survive?",
+        "東京の天気は晴れです。明日は雨かもしれません。",
+        "Привет, как дела? Всё хорошо.",
+        "مرحبا بالعالم",
+        "Γειά σου Κόσμε",
+        "naïve café résumé coöperate",
+        "ﬁnancial ligatures and ＦＵＬＬＷＩＤＴＨ letters",
+        "zero\u200bwidth\u200bspaces",
+        "  leading and trailing  ",
+        "line one\nline two\r\nline three",
+        "ALL CAPS SHOUTING ABOUT THE OUTAGE",
+        "x" * 1000,
+        " ".join(["the reconciler cached full invoices per request"] * 80),  # ~560 tokens
+        " ".join(rng.choice(words) for _ in range(400)),  # > 256 tokens
+        "🙂" * 300,
+        "東京" * 300,
+        " ".join(str(i) for i in range(600)),
     ]
     for i in range(60):  # random lengths around the 256-token limit, mixed scripts
         n = rng.choice([1, 5, 30, 120, 250, 255, 256, 257, 300])
@@ -78,8 +95,9 @@ def test_onnx_vectors_match_sentence_transformers_batched_and_one_at_a_time(pair
     full = Tokenizer.from_file(str(onnx_embed.model_source() / "tokenizer.json"))
     full.no_truncation()
     assert sum(len(full.encode(t).ids) > 256 for t in texts) >= 20  # texts the model truncates
-    expected = st.encode(texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
-                         show_progress_bar=False).astype(np.float32)
+    expected = st.encode(
+        texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    ).astype(np.float32)
     batched = onnx.encode(texts)
     assert batched.shape == expected.shape and batched.dtype == np.float32
     max_abs, min_cos = _compare(batched, expected)
@@ -125,15 +143,31 @@ def test_a_failed_check_falls_back_to_sentence_transformers(tmp_path, monkeypatc
 HEAVY = ("torch", "sentence_transformers", "transformers", "sklearn", "scipy", "dateparser", "onnxruntime")
 
 
-@pytest.mark.parametrize("args", [["now", "--help"], ["as-of", "--help"], ["history", "--help"],
-                                  ["cypher", "why/roots"], ["server", "status", "--help"], ["recall", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["now", "--help"],
+        ["as-of", "--help"],
+        ["history", "--help"],
+        ["cypher", "why/roots"],
+        ["server", "status", "--help"],
+        ["recall", "--help"],
+    ],
+)
 def test_cli_commands_import_nothing_heavy(args):
-    code = (f"import sys; sys.argv = ['kgmem'] + {args!r}\n"
-            "try:\n    from kgmem.cli import main; main()\n"
-            "except SystemExit:\n    pass\n"
-            f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
-            "print('HEAVY', heavy, file=sys.stderr)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+    code = (
+        f"import sys; sys.argv = ['kgmem'] + {args!r}\n"
+        "try:\n    from kgmem.cli import main; main()\n"
+        "except SystemExit:\n    pass\n"
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+    )
     line = [x for x in out.stderr.splitlines() if x.startswith("HEAVY")]
     assert line == ["HEAVY []"], out.stderr[-2000:]

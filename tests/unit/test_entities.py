@@ -21,8 +21,10 @@ CASES = [
     ("We met at Café Müller in Zürich.", ["Café Müller", "Zürich"]),
     ("Moscow is also Москва.", ["Moscow", "Москва"]),
     # ids, codes, versions, hosts
-    ("The deploy of v2.3.1 to db-primary-02 failed with ERR-4411 (see INC-2031).",
-     ["v2.3.1", "db-primary-02", "ERR-4411", "INC-2031"]),
+    (
+        "The deploy of v2.3.1 to db-primary-02 failed with ERR-4411 (see INC-2031).",
+        ["v2.3.1", "db-primary-02", "ERR-4411", "INC-2031"],
+    ),
     ("the code is zx9q", ["zx9q"]),
     ("restart api-7f9c on node ip-10-0-3-17", ["api-7f9c", "ip-10-0-3-17"]),
     ("upgrade to python3.11 and COVID-19 rules", ["python3.11", "COVID-19"]),
@@ -110,7 +112,7 @@ def test_dedupe_by_key_keeps_first_seen():
         ("Deployed v2 to prod. Restarting now.", ["v2"]),
         ("Meeting moved to Friday.", []),
         ("Deploy failed. We will deploy tomorrow.", []),
-        ("Fred called.", ["Fred"]),                       # short names survive
+        ("Fred called.", ["Fred"]),  # short names survive
         ("Reading is lovely. I moved to Reading.", ["Reading"]),  # capitalised mid-sentence elsewhere
         ("Alfred called. Later Alfred left.", ["Alfred"]),
     ],
@@ -134,8 +136,11 @@ def test_cap_at_twenty():
 @pytest.mark.parametrize(
     "names, known, expected",
     [
-        (["Acme", "ACME corp", "Bob", "bob"], {"acme": "Acme Corporation", "acme corp": "Acme Corporation"},
-         [("Acme Corporation", "acme corporation"), ("Bob", "bob")]),
+        (
+            ["Acme", "ACME corp", "Bob", "bob"],
+            {"acme": "Acme Corporation", "acme corp": "Acme Corporation"},
+            [("Acme Corporation", "acme corporation"), ("Bob", "bob")],
+        ),
         (["The Acme Corp.", "acme corp"], None, [("The Acme Corp.", "acme corp")]),
         (["", "!!", "Zürich", "Zurich"], {}, [("Zürich", "zurich")]),
         (["bobby"], {"Bobby": "Robert Smith"}, [("Robert Smith", "robert smith")]),

@@ -28,19 +28,36 @@ QUESTION_FILES = sorted(p for s in SUITES for p in (FIXTURES / s).glob("question
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 KINDS = {"episode", "fact", "summary"}
-KNOWN_FIELDS = {"text", "id", "at", "kind", "subject", "predicate", "object", "polarity", "entities",
-                "caused_by", "stream", "source", "confidence", "tenant", "user"}
+KNOWN_FIELDS = {
+    "text",
+    "id",
+    "at",
+    "kind",
+    "subject",
+    "predicate",
+    "object",
+    "polarity",
+    "entities",
+    "caused_by",
+    "stream",
+    "source",
+    "confidence",
+    "tenant",
+    "user",
+}
 
 # The controlled vocabulary kgmem itself uses (kgmem/data/vocabulary.json): aliases -> canonical, cardinality.
 VOCAB = Vocabulary.default()
 
-STOP = set("""a an the and or but if of on in at to for from by with about into over after before during
+STOP = set(
+    """a an the and or but if of on in at to for from by with about into over after before during
 until since as is are was were be been being do does did done doing have has had having i me my we our
 you your he she it its they them their this that these those what which who whom whose why how when where
 there here so such not no nor too very can could should would will shall may might must just than then
 up down out off again further once all any both each few more most other some own same only s t don
 didn doesn isn wasn weren couldn can't won wouldn shouldn aren hadn hasn haven mustn anything something
-get got keep kept go went going""".split())
+get got keep kept go went going""".split()
+)
 
 
 def canon(pred: str) -> str:
@@ -97,14 +114,23 @@ def by_id(rows):
 
 def test_fixture_files_exist():
     names = {str(p.relative_to(FIXTURES)) for p in MEMORY_FILES + QUESTION_FILES}
-    for required in ["causal/incidents.jsonl", "causal/incidents_words.jsonl", "causal/distractors.jsonl",
-                     "causal/questions.jsonl", "supersession/facts.jsonl", "supersession/questions.jsonl",
-                     "recall/memories.jsonl", "recall/questions.jsonl", "demo/demo.jsonl"]:
+    for required in [
+        "causal/incidents.jsonl",
+        "causal/incidents_words.jsonl",
+        "causal/distractors.jsonl",
+        "causal/questions.jsonl",
+        "supersession/facts.jsonl",
+        "supersession/questions.jsonl",
+        "recall/memories.jsonl",
+        "recall/questions.jsonl",
+        "demo/demo.jsonl",
+    ]:
         assert required in names
     assert (FIXTURES / "demo" / "README.md").is_file()
 
 
 # ---------------------------------------------------------------- record contract (every memory file)
+
 
 @pytest.mark.parametrize("path", MEMORY_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_memory_records_follow_contract(path):
@@ -198,7 +224,7 @@ def test_words_variant_matches_explicit_chains():
             assert w["text"] == e["text"]
             continue
         assert w["text"].startswith(e["text"].rstrip(".")), w["id"]
-        clause = w["text"][len(e["text"].rstrip(".")):].lower()
+        clause = w["text"][len(e["text"].rstrip(".")) :].lower()
         assert any(c in clause for c in CONNECTIVES), f"{w['id']}: cause not stated in words"
         cause_text = explicit[e["caused_by"][0]]["text"].rstrip(".").lower()
         assert cause_text not in clause, f"{w['id']}: cause copied, not paraphrased"
@@ -391,14 +417,17 @@ def test_recall_question_types_are_what_they_claim():
 
 # ---------------------------------------------------------------- demo
 
+
 def test_demo_story():
     rows = load(FIXTURES / "demo" / "demo.jsonl")
     assert 30 <= len(rows) <= 50 and all(r.get("tenant") == "demo" for r in rows)
     idx = by_id(rows)
+
     # a 4-hop explicit chain
     def depth(i):
         r = idx[i]
         return 0 if "caused_by" not in r else 1 + depth(r["caused_by"][0])
+
     assert max(depth(i) for i in idx) == 4
     facts = [r for r in rows if "subject" in r]
     slots = _slots(facts)

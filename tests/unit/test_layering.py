@@ -15,9 +15,16 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "kgmem"
 FILES = sorted(PACKAGE.rglob("*.py"))
-CLI_MAY_IMPORT = ("kgmem.api", "kgmem.errors", "kgmem.config", "kgmem.results", "kgmem.server", "kgmem.demo",
-                  "kgmem.cli",
-                  "kgmem.mcp_server")  # the MCP front end (`kgmem mcp`), a peer of kgmem.server and kgmem.demo
+CLI_MAY_IMPORT = (
+    "kgmem.api",
+    "kgmem.errors",
+    "kgmem.config",
+    "kgmem.results",
+    "kgmem.server",
+    "kgmem.demo",
+    "kgmem.cli",
+    "kgmem.mcp_server",
+)  # the MCP front end (`kgmem mcp`), a peer of kgmem.server and kgmem.demo
 
 
 def _module_of(path: Path) -> str:
@@ -66,15 +73,13 @@ def test_the_import_reader_resolves_relative_imports():
 
 @pytest.mark.parametrize("driver", ["neo4j", "neomodel"])
 def test_only_the_store_imports_the_driver(driver):
-    offenders = {_rel(p): sorted(n for n in imports(p) if _within(n, driver))
-                 for p in FILES if not _in(p, "store")}
+    offenders = {_rel(p): sorted(n for n in imports(p) if _within(n, driver)) for p in FILES if not _in(p, "store")}
     assert not {k: v for k, v in offenders.items() if v}, f"only kgmem/store may import {driver}"
 
 
 @pytest.mark.parametrize(("side", "other"), [("ingest", "query"), ("query", "ingest")])
 def test_write_and_read_paths_do_not_import_each_other(side, other):
-    offenders = {_rel(p): sorted(n for n in imports(p) if _within(n, f"kgmem.{other}"))
-                 for p in FILES if _in(p, side)}
+    offenders = {_rel(p): sorted(n for n in imports(p) if _within(n, f"kgmem.{other}")) for p in FILES if _in(p, side)}
     assert not {k: v for k, v in offenders.items() if v}, f"kgmem/{side} must not import kgmem.{other}"
 
 
@@ -83,8 +88,11 @@ def test_the_cli_uses_only_the_public_face():
     for p in FILES:
         if not _in(p, "cli"):
             continue
-        bad = sorted(n for n in imports(p) if _within(n, "kgmem") and n != "kgmem"
-                     and not any(_within(n, ok) for ok in CLI_MAY_IMPORT))
+        bad = sorted(
+            n
+            for n in imports(p)
+            if _within(n, "kgmem") and n != "kgmem" and not any(_within(n, ok) for ok in CLI_MAY_IMPORT)
+        )
         if bad:
             offenders[_rel(p)] = bad
     assert not offenders, "kgmem/cli may import only " + ", ".join(CLI_MAY_IMPORT)

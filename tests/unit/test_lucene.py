@@ -12,7 +12,6 @@ def test_special_characters_are_escaped_and_never_become_syntax():
     assert to_query("host:db-1") == '"host\\:db\\-1"'
 
 
-
 def test_ids_stay_whole_and_are_searched_as_phrases():
     assert terms("what is ERR-4411 about v2.3.1?") == ["ERR-4411", "about", "v2.3.1"]
     assert to_query("ERR-4411") == '"ERR\\-4411"'
@@ -23,6 +22,12 @@ def test_question_words_are_dropped_unless_nothing_else_is_left():
     assert to_query("what's the zx9q error") == "the zx9q error"
     assert to_query("why?") == "why"
     assert to_query("   ") is None
+
+
+def test_words_written_like_names_count_less_but_calendar_words_do_not():
+    assert to_query("What book did Caroline recommend?") == "book Caroline^0.3 recommend"
+    assert to_query("what happened on Friday in March") == "happened on Friday in March"
+    assert to_query("Caroline") == "Caroline"  # a lone term keeps its weight
 
 
 def test_terms_are_deduplicated_and_capped():

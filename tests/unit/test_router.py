@@ -201,13 +201,15 @@ def test_default_router_is_the_shipped_model_and_never_trains(cache: Path, monke
     assert not list(cache.glob("router-*.joblib"))  # nothing trained, nothing cached
 
 
-def test_shipped_router_matches_training_on_the_fixtures(shipped_meta: dict, train: tuple[list[str], list[str]],
-                                                          adversarial: tuple[list[str], list[str]]) -> None:
+def test_shipped_router_matches_training_on_the_fixtures(
+    shipped_meta: dict, train: tuple[list[str], list[str]], adversarial: tuple[list[str], list[str]]
+) -> None:
     """The shipped model is what scripts/build_router.py gives on today's fixtures: same data version, and
     a router trained here on train.jsonl predicts exactly what the shipped one does (on both sets)."""
     path = fixtures_dir() / "train.jsonl"
-    assert shipped_meta["data_version"] == router_model.data_version(path), \
+    assert shipped_meta["data_version"] == router_model.data_version(path), (
         "fixtures/router/train.jsonl changed: run python scripts/build_router.py"
+    )
     shipped = Router.load(router_model.SHIPPED_PATH)
     assert shipped.metadata["data_version"] == shipped_meta["data_version"]
     assert (shipped.kind, shipped.use_embedding) == (DEFAULT_KIND, DEFAULT_USE_EMBEDDING)
@@ -237,7 +239,9 @@ def test_explicit_training_file_is_cached_on_disk(cache: Path, monkeypatch: pyte
     assert reloaded.predict("who is my manager?").intent == trained.predict("who is my manager?").intent
 
 
-def test_default_accepts_an_explicit_training_file(cache: Path, tmp_path: Path, train: tuple[list[str], list[str]]) -> None:
+def test_default_accepts_an_explicit_training_file(
+    cache: Path, tmp_path: Path, train: tuple[list[str], list[str]]
+) -> None:
     copy = tmp_path / "train.jsonl"
     copy.write_bytes((fixtures_dir() / "train.jsonl").read_bytes())
     router = Router.default(train_path=copy, use_embedding=False)
@@ -245,11 +249,25 @@ def test_default_accepts_an_explicit_training_file(cache: Path, tmp_path: Path, 
 
 
 UNAMBIGUOUS = {
-    "slot": ["what is my phone number?", "where does Alice live?", "who is my manager?", "how much does the widget cost?"],
+    "slot": [
+        "what is my phone number?",
+        "where does Alice live?",
+        "who is my manager?",
+        "how much does the widget cost?",
+    ],
     "recall": ["what did we decide about pricing?", "anything about the zx9q error?", "show me notes mentioning Bob"],
-    "why": ["why did the checkout service go down on Friday?", "what caused the outage?", "how come the deploy failed?"],
+    "why": [
+        "why did the checkout service go down on Friday?",
+        "what caused the outage?",
+        "how come the deploy failed?",
+    ],
     "history": ["where did I live in 2023?", "what was my phone number before?", "how has my diet changed?"],
-    "none": ["write a poem about Paris", "explain quantum computing", "help me draft an email", "what is the capital of France?"],
+    "none": [
+        "write a poem about Paris",
+        "explain quantum computing",
+        "help me draft an email",
+        "what is the capital of France?",
+    ],
 }
 
 
@@ -262,7 +280,9 @@ def test_default_router_routes_unambiguous_questions(default_router: Router, int
     assert decision.confidence == max(decision.probabilities.values())
 
 
-def test_default_router_adversarial_accuracy_gate(default_router: Router, adversarial: tuple[list[str], list[str]]) -> None:
+def test_default_router_adversarial_accuracy_gate(
+    default_router: Router, adversarial: tuple[list[str], list[str]]
+) -> None:
     questions, intents = adversarial
     predicted = [d.intent for d in default_router.predict_many(questions)]
     accuracy = float(np.mean([p == t for p, t in zip(predicted, intents)]))

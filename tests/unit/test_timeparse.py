@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -15,8 +16,8 @@ def U(y: int, m: int, d: int, h: int = 0, mi: int = 0) -> dt.datetime:
     return dt.datetime(y, m, d, h, mi, tzinfo=UTC)
 
 
-NOV = U(2026, 11, 29, 15)   # a Sunday
-MAR = U(2026, 3, 4, 10)     # a Wednesday
+NOV = U(2026, 11, 29, 15)  # a Sunday
+MAR = U(2026, 3, 4, 10)  # a Wednesday
 JAN = U(2026, 1, 15, 9)
 MAR15 = U(2026, 3, 15, 12)
 MAR31 = U(2026, 3, 31, 10)
@@ -37,12 +38,11 @@ POSITIVE = [
     (NOV, "what did we deploy last week?", U(2026, 11, 16), U(2026, 11, 23), "last week", "what did we deploy?"),
     (MAR, "Last Week", U(2026, 2, 23), U(2026, 3, 2), "Last Week", ""),
     (NOV, "incidents last month", U(2026, 10, 1), U(2026, 11, 1), "last month", "incidents"),
-    (MAR15, "last month", U(2026, 2, 1), U(2026, 3, 1), "last month", ""),        # February: 28 days
-    (JAN, "last month", U(2025, 12, 1), U(2026, 1, 1), "last month", ""),         # across the year boundary
+    (MAR15, "last month", U(2026, 2, 1), U(2026, 3, 1), "last month", ""),  # February: 28 days
+    (JAN, "last month", U(2025, 12, 1), U(2026, 1, 1), "last month", ""),  # across the year boundary
     (U(2026, 1, 1, 8), "last week", U(2025, 12, 22), U(2025, 12, 29), "last week", ""),
     (NOV, "revenue last year", U(2025, 1, 1), U(2026, 1, 1), "last year", "revenue"),
-    (NOV, "what broke in last year's launch", U(2025, 1, 1), U(2026, 1, 1), "last year's",
-     "what broke in launch"),
+    (NOV, "what broke in last year's launch", U(2025, 1, 1), U(2026, 1, 1), "last year's", "what broke in launch"),
     # rolling windows [now - N units, now]
     (NOV, "errors in the last 3 days", U(2026, 11, 26, 15), NOV, "in the last 3 days", "errors"),
     (NOV, "past 24 hours", U(2026, 11, 28, 15), NOV, "past 24 hours", ""),
@@ -51,22 +51,34 @@ POSITIVE = [
     (NOV, "past 2 weeks", U(2026, 11, 15, 15), NOV, "past 2 weeks", ""),
     (NOV, "over the past two weeks", U(2026, 11, 15, 15), NOV, "over the past two weeks", ""),
     (MAR, "the last 6 months", U(2025, 9, 4, 10), MAR, "the last 6 months", ""),
-    (MAR31, "past 1 month", U(2026, 2, 28, 10), MAR31, "past 1 month", ""),      # clamped to Feb 28
-    (U(2028, 2, 29, 12), "incidents in the last 2 years", U(2026, 2, 28, 12), U(2028, 2, 29, 12),
-     "in the last 2 years", "incidents"),
+    (MAR31, "past 1 month", U(2026, 2, 28, 10), MAR31, "past 1 month", ""),  # clamped to Feb 28
+    (
+        U(2028, 2, 29, 12),
+        "incidents in the last 2 years",
+        U(2026, 2, 28, 12),
+        U(2028, 2, 29, 12),
+        "in the last 2 years",
+        "incidents",
+    ),
     (NOV, "in the past month", U(2026, 10, 29, 15), NOV, "in the past month", ""),
-    (NOV, "in the last week", U(2026, 11, 22, 15), NOV, "in the last week", ""),   # "the": rolling
+    (NOV, "in the last week", U(2026, 11, 22, 15), NOV, "in the last week", ""),  # "the": rolling
     (NOV, "last 12 hours", U(2026, 11, 29, 3), NOV, "last 12 hours", ""),
     # N units ago: a window of the unit's size (that day, that Monday-Sunday week, that month, that year)
     (NOV, "what did Bob say 3 days ago", U(2026, 11, 26), U(2026, 11, 27), "3 days ago", "what did Bob say"),
     (MAR, "two weeks ago", U(2026, 2, 16), U(2026, 2, 23), "two weeks ago", ""),
     (MAR31, "a month ago", U(2026, 2, 1), U(2026, 3, 1), "a month ago", ""),
-    (MAR, "where did Caroline move from 4 years ago?", U(2022, 1, 1), U(2023, 1, 1), "4 years ago",
-     "where did Caroline move from?"),
+    (
+        MAR,
+        "where did Caroline move from 4 years ago?",
+        U(2022, 1, 1),
+        U(2023, 1, 1),
+        "4 years ago",
+        "where did Caroline move from?",
+    ),
     # since / before / until / after <date>
     (NOV, "changes since March 1", U(2026, 3, 1), NOV, "since March 1", "changes"),
-    (MAR, "since March 10", U(2025, 3, 10), MAR, "since March 10", ""),   # year-less: most recent past
-    (MAR, "since March 4", U(2026, 3, 4), MAR, "since March 4", ""),      # ...which may be today
+    (MAR, "since March 10", U(2025, 3, 10), MAR, "since March 10", ""),  # year-less: most recent past
+    (MAR, "since March 4", U(2026, 3, 4), MAR, "since March 4", ""),  # ...which may be today
     (NOV, "since 2020", U(2020, 1, 1), NOV, "since 2020", ""),
     (NOV, "since last week", U(2026, 11, 16), NOV, "since last week", ""),
     (NOV, "since February 29", U(2024, 2, 29), NOV, "since February 29", ""),
@@ -83,12 +95,11 @@ POSITIVE = [
     (NOV, "between 2024 and 2025", U(2024, 1, 1), U(2026, 1, 1), "between 2024 and 2025", ""),
     (NOV, "between March and May 2026", U(2026, 3, 1), U(2026, 6, 1), "between March and May 2026", ""),
     (MAR, "from Dec 20, 2025 to Jan 5", U(2025, 12, 20), U(2026, 1, 6), "from Dec 20, 2025 to Jan 5", ""),
-    (NOV, "between 2026-03-10 and 2026-03-01", U(2026, 3, 1), U(2026, 3, 11),
-     "between 2026-03-10 and 2026-03-01", ""),
+    (NOV, "between 2026-03-10 and 2026-03-01", U(2026, 3, 1), U(2026, 3, 11), "between 2026-03-10 and 2026-03-01", ""),
     # in / during <Month> [year], in <year>
     (MAR, "what did we ship in May", U(2025, 5, 1), U(2025, 6, 1), "in May", "what did we ship"),
     (NOV, "in November", U(2026, 11, 1), U(2026, 12, 1), "in November", ""),
-    (MAR, "during March", U(2026, 3, 1), U(2026, 4, 1), "during March", ""),   # March has started
+    (MAR, "during March", U(2026, 3, 1), U(2026, 4, 1), "during March", ""),  # March has started
     (MAR, "in November", U(2025, 11, 1), U(2025, 12, 1), "in November", ""),
     (NOV, "in May 2025", U(2025, 5, 1), U(2025, 6, 1), "in May 2025", ""),
     (NOV, "deploys in Sept. 2025", U(2025, 9, 1), U(2025, 10, 1), "in Sept. 2025", "deploys"),
@@ -96,12 +107,11 @@ POSITIVE = [
     (NOV, "in 2026 we shipped", U(2026, 1, 1), U(2027, 1, 1), "in 2026", "we shipped"),
     (NOV, "in 1999", U(1999, 1, 1), U(2000, 1, 1), "in 1999", ""),
     # on <date> / on <weekday> / last <weekday>: weekdays are strictly before today
-    (NOV, "what happened on March 1st, 2026?", U(2026, 3, 1), U(2026, 3, 2), "on March 1st, 2026",
-     "what happened?"),
+    (NOV, "what happened on March 1st, 2026?", U(2026, 3, 1), U(2026, 3, 2), "on March 1st, 2026", "what happened?"),
     (NOV, "on 3/1/2026", U(2026, 3, 1), U(2026, 3, 2), "on 3/1/2026", ""),
     (MAR, "on 1 May", U(2025, 5, 1), U(2025, 5, 2), "on 1 May", ""),
     (NOV, "meetings on Friday", U(2026, 11, 27), U(2026, 11, 28), "on Friday", "meetings"),
-    (NOV, "on Sunday", U(2026, 11, 22), U(2026, 11, 23), "on Sunday", ""),   # said on a Sunday
+    (NOV, "on Sunday", U(2026, 11, 22), U(2026, 11, 23), "on Sunday", ""),  # said on a Sunday
     (NOV, "on monday morning", U(2026, 11, 23), U(2026, 11, 24), "on monday", "morning"),
     (NOV, "last Friday", U(2026, 11, 27), U(2026, 11, 28), "last Friday", ""),
     (NOV, "last Sunday", U(2026, 11, 22), U(2026, 11, 23), "last Sunday", ""),
@@ -115,8 +125,14 @@ POSITIVE = [
     (MAR, "May 5 release", U(2025, 5, 5), U(2025, 5, 6), "May 5", "release"),
     (NOV, "plans for March 2026", U(2026, 3, 1), U(2026, 4, 1), "March 2026", "plans for"),
     # one phrase: leftmost wins, then the longest
-    (NOV, "tell me about 3 days ago and yesterday", U(2026, 11, 26), U(2026, 11, 27), "3 days ago",
-     "tell me about and yesterday"),
+    (
+        NOV,
+        "tell me about 3 days ago and yesterday",
+        U(2026, 11, 26),
+        U(2026, 11, 27),
+        "3 days ago",
+        "tell me about and yesterday",
+    ),
 ]
 
 NEGATIVE = [
@@ -196,5 +212,5 @@ def test_non_utc_now_is_converted():
 def test_result_is_frozen():
     tf = parse_time_filter("today", NOV)
     assert isinstance(tf, TimeFilter)
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         tf.start = None  # type: ignore[misc]

@@ -132,15 +132,27 @@ def test_normalize_empty_is_new_and_empty(vocab):
 @pytest.mark.parametrize(
     "name, cardinality",
     [
-        ("lives_in", "one"), ("phone_number", "one"), ("manager", "one"), ("price", "one"),
-        ("tumor_size", "one"), ("favorite_food", "one"), ("birth_place", "one"), ("employer", "one"),
-        ("likes", "many"), ("works_with", "many"), ("allergy", "many"), ("knows", "many"),
-        ("friend_of", "many"), ("member_of", "many"), ("medication", "many"), ("language", "many"),
-        ("phone", "one"),          # aliases resolve
+        ("lives_in", "one"),
+        ("phone_number", "one"),
+        ("manager", "one"),
+        ("price", "one"),
+        ("tumor_size", "one"),
+        ("favorite_food", "one"),
+        ("birth_place", "one"),
+        ("employer", "one"),
+        ("likes", "many"),
+        ("works_with", "many"),
+        ("allergy", "many"),
+        ("knows", "many"),
+        ("friend_of", "many"),
+        ("member_of", "many"),
+        ("medication", "many"),
+        ("language", "many"),
+        ("phone", "one"),  # aliases resolve
         ("enjoys", "many"),
         ("dislikes", "many"),
-        ("Works With", "many"),    # raw spelling is snake_cased
-        ("shoe_size", "one"),      # unknown predicates are single-valued
+        ("Works With", "many"),  # raw spelling is snake_cased
+        ("shoe_size", "one"),  # unknown predicates are single-valued
         ("", "one"),
     ],
 )
@@ -167,12 +179,16 @@ def _write(tmp_path, name, predicates, version=2):
 
 def test_load_merges_user_file(tmp_path, monkeypatch):
     monkeypatch.delenv(ENV_VAR, raising=False)
-    path = _write(tmp_path, "extra.json", {
-        "shoe_size": {"aliases": ["shoe", "foot_size"], "cardinality": "one", "description": "EU shoe size"},
-        "phone_number": {"aliases": ["digits"]},                     # add an alias, keep the rest
-        "likes": {"cardinality": "many", "negative_aliases": ["is_sick_of"]},
-        "pet": {"cardinality": "one"},                               # override cardinality
-    })
+    path = _write(
+        tmp_path,
+        "extra.json",
+        {
+            "shoe_size": {"aliases": ["shoe", "foot_size"], "cardinality": "one", "description": "EU shoe size"},
+            "phone_number": {"aliases": ["digits"]},  # add an alias, keep the rest
+            "likes": {"cardinality": "many", "negative_aliases": ["is_sick_of"]},
+            "pet": {"cardinality": "one"},  # override cardinality
+        },
+    )
     vocab = Vocabulary.load(path)
     assert vocab.normalize("foot size") == PredicateMatch("shoe_size", "alias", "foot size")
     assert vocab.normalize("digits").name == "phone_number"
@@ -370,56 +386,56 @@ def test_add_invalidates_phrase_cache(tiny):
 # threshold sits at 0.80. Scores at the time of calibration are given for reference.
 SHOULD_MAP = [
     ("mobile_phone_number", "phone_number"),  # 0.955
-    ("cell_phone_number", "phone_number"),    # 0.824
-    ("contact_phone", "phone_number"),        # 0.851
+    ("cell_phone_number", "phone_number"),  # 0.824
+    ("contact_phone", "phone_number"),  # 0.851
     ("place_of_residence_city", "lives_in"),  # 0.950
-    ("current_residence", "lives_in"),        # 0.845
-    ("living_place", "lives_in"),             # 0.837
-    ("hometown_city", "hometown"),            # 0.896
-    ("birth_town", "birth_place"),            # 0.863
-    ("born_at", "birth_place"),               # 0.809
-    ("date_born", "birthday"),                # 0.841
-    ("favorite_foods", "favorite_food"),      # 0.957
+    ("current_residence", "lives_in"),  # 0.845
+    ("living_place", "lives_in"),  # 0.837
+    ("hometown_city", "hometown"),  # 0.896
+    ("birth_town", "birth_place"),  # 0.863
+    ("born_at", "birth_place"),  # 0.809
+    ("date_born", "birthday"),  # 0.841
+    ("favorite_foods", "favorite_food"),  # 0.957
     ("favourite_dish_to_eat", "favorite_food"),  # 0.925
-    ("favourite_beverages", "favorite_drink"),   # 0.956
-    ("employer_company", "employer"),         # 0.900
-    ("works_at_company", "employer"),         # 0.921
-    ("company_name", "employer"),             # 0.808
-    ("boss_name", "manager"),                 # 0.804
-    ("direct_supervisor", "manager"),         # 0.837
-    ("married_with", "spouse"),               # 0.924
-    ("food_allergy", "allergy"),              # 0.804
-    ("allergic", "allergy"),                  # 0.966
-    ("medications_taken", "medication"),      # 0.887
-    ("tumour_diameter", "tumor_size"),        # 0.949
-    ("tumor_dimension", "tumor_size"),        # 0.808
-    ("year_of_founding", "founded_year"),     # 0.963
-    ("deployed_release", "deployed_version"), # 0.842
-    ("who_is_oncall", "oncall"),              # 0.851
-    ("coworkers_with", "works_with"),         # 0.913
-    ("is_a_fan_of", "likes"),                 # 0.963
-    ("main_exports", "main_export"),          # 0.886
+    ("favourite_beverages", "favorite_drink"),  # 0.956
+    ("employer_company", "employer"),  # 0.900
+    ("works_at_company", "employer"),  # 0.921
+    ("company_name", "employer"),  # 0.808
+    ("boss_name", "manager"),  # 0.804
+    ("direct_supervisor", "manager"),  # 0.837
+    ("married_with", "spouse"),  # 0.924
+    ("food_allergy", "allergy"),  # 0.804
+    ("allergic", "allergy"),  # 0.966
+    ("medications_taken", "medication"),  # 0.887
+    ("tumour_diameter", "tumor_size"),  # 0.949
+    ("tumor_dimension", "tumor_size"),  # 0.808
+    ("year_of_founding", "founded_year"),  # 0.963
+    ("deployed_release", "deployed_version"),  # 0.842
+    ("who_is_oncall", "oncall"),  # 0.851
+    ("coworkers_with", "works_with"),  # 0.913
+    ("is_a_fan_of", "likes"),  # 0.963
+    ("main_exports", "main_export"),  # 0.886
 ]
 SHOULD_NOT_MAP = [
-    "postal_code",          # address 0.793 — the closest miss
+    "postal_code",  # address 0.793 — the closest miss
     "least_favorite_food",  # favorite_food 0.784 (also stopped by the qualifier guard)
     "favorite_restaurant",  # favorite_food 0.762
-    "eye_color",            # color 0.759
-    "favorite_city",        # lives_in 0.751
-    "shirt_size",           # size 0.748
-    "shoe_size",            # size 0.718
-    "hair_color",           # color 0.700
-    "favorite_game",        # favorite_sport 0.686
-    "favorite_tv_show",     # favorite_movie 0.668
-    "employee_id",          # employer 0.672
-    "graduation_year",      # education 0.669
-    "death_place",          # location 0.643
-    "favorite_animal",      # favorite_food 0.629
-    "death_date",           # birthday 0.597
-    "passport_number",      # phone_number 0.516
-    "fax_number",           # phone_number 0.466
+    "eye_color",  # color 0.759
+    "favorite_city",  # lives_in 0.751
+    "shirt_size",  # size 0.748
+    "shoe_size",  # size 0.718
+    "hair_color",  # color 0.700
+    "favorite_game",  # favorite_sport 0.686
+    "favorite_tv_show",  # favorite_movie 0.668
+    "employee_id",  # employer 0.672
+    "graduation_year",  # education 0.669
+    "death_place",  # location 0.643
+    "favorite_animal",  # favorite_food 0.629
+    "death_date",  # birthday 0.597
+    "passport_number",  # phone_number 0.516
+    "fax_number",  # phone_number 0.466
     "wedding_anniversary",  # spouse 0.441
-    "heart_rate",           # blood_pressure 0.420
+    "heart_rate",  # blood_pressure 0.420
     "credit_score",
 ]
 
@@ -444,7 +460,7 @@ def test_calibration_threshold(vocab, embed):
     ]
     assert not wrong, wrong
     # the margin: every mapped paraphrase scores above every rejected one
-    assert min(m.similarity for m in matches[:len(SHOULD_MAP)]) > max(m.similarity for m in matches[len(SHOULD_MAP):])
+    assert min(m.similarity for m in matches[: len(SHOULD_MAP)]) > max(m.similarity for m in matches[len(SHOULD_MAP) :])
 
 
 def test_single_normalize_agrees_with_batch(vocab, embed):
