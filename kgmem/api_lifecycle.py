@@ -7,7 +7,7 @@ the work is done in :mod:`kgmem.derived` (forget, retention, consolidate, portab
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .derived import consolidate as _cons
 from .derived import context as _context
@@ -18,6 +18,11 @@ from .derived import retention as _retention
 from .errors import InputError
 from .ingest.records import parse_time
 
+if TYPE_CHECKING:
+    from .embed import Embedder
+    from .store import Store
+    from .vocab import Vocabulary
+
 
 def _when(value: Any, field: str) -> dt.datetime | None:
     return None if value is None else parse_time(value, field=field)
@@ -25,6 +30,16 @@ def _when(value: Any, field: str) -> dt.datetime | None:
 
 class LifecycleMixin:
     """Lifecycle methods for ``MemoryGraph`` (see each method)."""
+
+    if TYPE_CHECKING:  # provided by MemoryGraph; declared for the type checker only
+        store: Store
+        tenant: str
+        vocabulary: Vocabulary
+
+        @property
+        def embedder(self) -> Embedder: ...
+
+        def _ready(self, *, model: bool = True) -> None: ...
 
     def forget(self, id: str) -> dict:
         """Forget a memory and propagate through lineage: facts compiled from it go, summaries and merges

@@ -57,6 +57,7 @@ def run(mg: MemoryGraph, echo=click.echo) -> dict:
     if w.abstained:
         echo(f"   I don't know: {w.reason}")
     else:
+        assert w.symptom is not None  # a why that answers has its symptom
         echo(f"   symptom: {w.symptom.text}")
         echo(f"   root:    {w.roots[0]['text']}  (depth {w.roots[0]['depth']})")
         echo(f"   path:    {' → '.join(w.paths[0])}")

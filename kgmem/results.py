@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
+
+
+@overload
+def iso(t: dt.datetime) -> str: ...
+@overload
+def iso(t: None) -> None: ...
+@overload
+def iso(t: dt.datetime | None) -> str | None: ...
 
 
 def iso(t: dt.datetime | None) -> str | None:
@@ -102,10 +110,10 @@ class Memory:
 
     @classmethod
     def from_row(cls, row: dict) -> Memory:
-        return cls(**{k: row.get(k) for k in cls.__dataclass_fields__ if k in row})
+        return cls(**{k: row[k] for k in cls.__dataclass_fields__ if k in row})
 
     def to_dict(self) -> dict:
-        d = {"id": self.id, "text": self.text, "at": iso(self.at), "kind": self.kind}
+        d: dict[str, Any] = {"id": self.id, "text": self.text, "at": iso(self.at), "kind": self.kind}
         for k in ("subject", "predicate", "object", "polarity", "stream", "source", "confidence", "user"):
             v = getattr(self, k)
             if v is not None:
@@ -252,7 +260,7 @@ class Hit:
         )
 
     def to_dict(self) -> dict:
-        d = {
+        d: dict[str, Any] = {
             "id": self.id,
             "text": self.text,
             "at": iso(self.at),

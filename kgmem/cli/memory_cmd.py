@@ -395,7 +395,7 @@ def _empty_slot_hint(mg, predicate: str) -> str | None:
         hints.append(f"tenant '{mg.tenant}' has no memories (check --tenant or KGMEM_TENANT)")
     vocab = mg.vocabulary
     if predicate not in vocab:
-        spellings = {}
+        spellings: dict[str, str] = {}
         for name in vocab.names():
             spec = vocab.spec(name)
             for word in (name, *(spec.aliases if spec else ())):
@@ -490,7 +490,7 @@ def ask(question, now, for_user, uri, user, password, database, tenant, as_json)
 
 
 def _jsonable(row: dict) -> dict:
-    out = {}
+    out: dict = {}
     for k, v in row.items():
         if hasattr(v, "isoformat"):
             out[k] = iso(v)

@@ -117,7 +117,9 @@ def infer_links(
                     vector=vec.tolist(),
                     limit=policy.stream_window,
                 )[:3]:
-                    scored.append((r["id"], cosine(r["score"]), policy.stream_bonus))
+                    sim = cosine(r["score"])
+                    assert sim is not None  # the statement reads only memories with an embedding
+                    scored.append((r["id"], sim, policy.stream_bonus))
             for cause_id, sim, bonus in scored:
                 if cause_id == row["id"]:
                     continue

@@ -199,6 +199,13 @@ def derived_id(transform: str, sources: Iterable[str]) -> str:
 # ---------------------------------------------------------------------------- pure planning
 
 
+def _stack(items: list[Candidate]) -> np.ndarray:
+    """The candidates' vectors as the rows of a matrix (callers pass only candidates that have one)."""
+    vecs = [c.vec for c in items if c.vec is not None]
+    assert len(vecs) == len(items), "a candidate without a vector"
+    return np.stack(vecs)
+
+
 def _cliques(items: list[Candidate], threshold: float, *, shared_entity: bool = False) -> list[list[Candidate]]:
     """Greedy complete-linkage clusters in (at, id) order: each member is within ``threshold`` of all others.
     ``shared_entity``: the members must also all mention at least one common entity (or all mention none)."""
@@ -206,7 +213,7 @@ def _cliques(items: list[Candidate], threshold: float, *, shared_entity: bool = 
     if len(items) < 2:
         return [[c] for c in items]
     items.sort(key=lambda c: (c.at, c.id))
-    mat = np.stack([c.vec for c in items])
+    mat = _stack(items)
     adj: list[set[int]] = [set() for _ in items]
     for start in range(0, len(items), _CHUNK):
         sims = mat[start : start + _CHUNK] @ mat.T
@@ -258,7 +265,7 @@ def detect_pattern(
 def _medoid(members: list[Candidate]) -> Candidate:
     if len(members) <= 2:
         return members[0]
-    mat = np.stack([m.vec for m in members])
+    mat = _stack(members)
     score = (mat @ mat.T).sum(axis=1)
     best = max(range(len(members)), key=lambda i: (round(float(score[i]), 4), -i))
     return members[best]

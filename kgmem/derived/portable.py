@@ -76,7 +76,7 @@ def decode(value: Any, line: int | None = None) -> Any:
     return value
 
 
-def _props(d: dict, line: int | None = None) -> dict:
+def _props(d: object, line: int | None = None) -> dict:
     if not isinstance(d, dict):
         raise InputError("'props' must be an object", line=line)
     return {k: decode(v, line) for k, v in d.items() if v is not None}
@@ -188,7 +188,7 @@ def export(store: Store, tenant: str, target: str | os.PathLike | IO[str]) -> di
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             write_all(f)
         os.replace(tmp, path)
-        where = str(path)
+        where: str | None = str(path)
     else:
         write_all(target)
         where = getattr(target, "name", None)
@@ -305,11 +305,11 @@ def parse_export(source) -> dict:
                 raise InputError(f"{what} '{it[key]}' appears twice in the file")
             seen.add(it[key])
     mem_ids = {m["id"] for m in mems}
-    ent_keys = {e["key"] for e in ents}
-    for e in edges:
-        for end, kind in (("from", e["from_kind"]), ("to", e["to_kind"])):
-            if e[end] not in (mem_ids if kind == "memory" else ent_keys):
-                raise InputError(f"edge {e['type']} points at unknown {kind} '{e[end]}'", line=e["line"])
+    ent_keys = {ent["key"] for ent in ents}
+    for edge in edges:
+        for end, kind in (("from", edge["from_kind"]), ("to", edge["to_kind"])):
+            if edge[end] not in (mem_ids if kind == "memory" else ent_keys):
+                raise InputError(f"edge {edge['type']} points at unknown {kind} '{edge[end]}'", line=edge["line"])
     return {"header": header, "memories": mems, "entities": ents, "edges": edges, "tombstones": tombs, "runs": runs}
 
 
@@ -346,7 +346,7 @@ def import_jsonl(store: Store, embedder: Embedder, tenant: str, source) -> dict:
     source_tenant = data["header"].get("tenant")
     rekeyed = _rekey_slots(mems, source_tenant, tenant) if source_tenant and source_tenant != tenant else 0
     texts = list(dict.fromkeys(m["props"]["text"] for m in mems))
-    vectors = {}
+    vectors: dict[str, Any] = {}
     for i in range(0, len(texts), 1024):
         chunk = texts[i : i + 1024]
         vectors.update(zip(chunk, embedder.encode(chunk)))

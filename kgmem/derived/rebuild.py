@@ -180,8 +180,9 @@ def compiled_rows(records: list[dict], tenant: str, vocabulary: Vocabulary, embe
     rows = [row for row in preparer.prepare(_record(r, tenant) for r in episodes).rows if row.origin == "compiled"]
     keys = {r["id"]: set(r["entities"]) for r in episodes}
     for row in rows:
-        okey = entity_key(row.object or "")
-        row.entities = [(okey, row.object, False)] if okey and okey in keys[row.derived_from] else []
+        obj = row.object or ""
+        okey = entity_key(obj)
+        row.entities = [(okey, obj, False)] if okey and okey in keys[row.derived_from] else []
     return rows
 
 

@@ -71,7 +71,8 @@ def judge_hit(
     if query_idents:
         hit_tokens = identifier_tokens(text)
         shared = query_idents & hit_tokens
-        if shared and ranks.get("keyword") is not None and ranks["keyword"] <= policy.agree_depth:
+        keyword_rank = ranks.get("keyword")
+        if shared and keyword_rank is not None and keyword_rank <= policy.agree_depth:
             return Judgement(True, f"exact token {sorted(shared)[0]!r}")
     if sim >= policy.strong:
         return Judgement(True, f"cosine {sim:.2f} >= {policy.strong}")

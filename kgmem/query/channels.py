@@ -49,11 +49,12 @@ def note_survival(tenant: str, channel: str, fetched: int, eligible: int) -> Non
 class Candidates:
     channel: str
     ids: list[str]
-    scores: list[float]
+    scores: list[float | None]  # None: a cosine against a memory without an embedding (the entity channel)
     detail: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"ids": self.ids, "scores": [round(float(s), 6) for s in self.scores], **self.detail}
+        scores = [None if s is None else round(float(s), 6) for s in self.scores]
+        return {"ids": self.ids, "scores": scores, **self.detail}
 
 
 def _widening(

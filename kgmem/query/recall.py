@@ -160,14 +160,18 @@ def recall(
         {i: d.get("mentions") or [] for i, d in details.items()},
         bool(hits) and bool(idents & identifier_tokens(hits[0].text)),
     )
-    p_answer = model.probability(conf_values) if model is not None else None
-    if model is not None and hits and not judgements[0].why.startswith("exact token"):
-        # the learned decision replaces the hand thresholds for the answer (an identifier of the question found
-        # by the keyword channel stays decisive: embeddings blur "zx9q", the model's cosine says little there);
-        # hits below the best keep their own judgement
-        abstained = p_answer < model.threshold
-        reason = f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None
-        judgements[0] = Judgement(not abstained, f"learned confidence {p_answer:.2f} (threshold {model.threshold:.2f})")
+    p_answer: float | None = None
+    if model is not None:
+        p_answer = model.probability(conf_values)
+        if hits and not judgements[0].why.startswith("exact token"):
+            # the learned decision replaces the hand thresholds for the answer (an identifier of the question
+            # found by the keyword channel stays decisive: embeddings blur "zx9q", the model's cosine says little
+            # there); hits below the best keep their own judgement
+            abstained = p_answer < model.threshold
+            reason = f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None
+            judgements[0] = Judgement(
+                not abstained, f"learned confidence {p_answer:.2f} (threshold {model.threshold:.2f})"
+            )
     for hit, j in zip(hits, judgements):
         hit.confident = j.confident and not abstained
     if opts.expand > 0 and hits:

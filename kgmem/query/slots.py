@@ -35,10 +35,10 @@ def resolve_slot(
     pred = vocabulary.normalize(predicate, embed=embed).name
     subj = normalize_subject(subject)
     multi = vocabulary.is_multi(pred)
-    okey = object_key(obj) if (multi and obj is not None) else None
-    return SlotRef(
-        tenant, subj, pred, normalize_object(obj) if okey is not None else None, slot_key(tenant, subj, pred, okey)
-    )
+    okey = shown = None
+    if multi and obj is not None:
+        okey, shown = object_key(obj), normalize_object(obj)
+    return SlotRef(tenant, subj, pred, shown, slot_key(tenant, subj, pred, okey))
 
 
 def value_at(

@@ -244,7 +244,8 @@ class _LazyRx:
     command that never parses a time phrase (``kgmem now``) should not pay at import."""
 
     def __init__(self, pattern: str):
-        self._pattern, self._rx = pattern, None
+        self._pattern = pattern
+        self._rx: re.Pattern[str] | None = None
 
     def __getattr__(self, name: str) -> Any:
         if self._rx is None:
@@ -341,14 +342,17 @@ def _resolve(
         assert spec.span is not None
         return spec.span
     if spec.kind == "year":
+        assert spec.year is not None
         return _year_span(spec.year)
     if spec.kind == "day":
+        assert spec.month is not None and spec.day is not None
         if spec.year is not None:
             return _day_span(dt.date(spec.year, spec.month, spec.day))
         if on_or_after is not None:
             return _day_span(_earliest_md(spec.month, spec.day, on_or_after))
         return _day_span(_latest_md(spec.month, spec.day, on_or_before or today))
     if spec.kind == "month":
+        assert spec.month is not None
         if spec.year is not None:
             return _month_span(spec.year, spec.month)
         if on_or_after is not None:
@@ -358,6 +362,7 @@ def _resolve(
         ref = on_or_before or today
         return _month_span(ref.year if spec.month <= ref.month else ref.year - 1, spec.month)
     if spec.kind == "weekday":
+        assert spec.weekday is not None
         if on_or_after is not None:
             return _day_span(on_or_after + dt.timedelta(days=(spec.weekday - on_or_after.weekday()) % 7))
         if on_or_before is not None:
@@ -479,6 +484,7 @@ def _spec(text: str, now: dt.datetime, *, bare: bool = False) -> _Spec | None:
         return _Spec("month", y, m) if 1 <= m <= 12 and 1900 <= y <= 2100 else None
     if kind in ("month_year", "month"):
         token = _month_token(text)
+        assert token is not None  # the month forms contain a month name
         year = _YEAR_TOKEN.search(text)
         return _Spec("month", int(year.group(0)) if year else None, _MONTHS[token.lower()])
     if kind == "year":
@@ -486,8 +492,8 @@ def _spec(text: str, now: dt.datetime, *, bare: bool = False) -> _Spec | None:
     if kind == "weekday":
         return _Spec("weekday", weekday=_WEEKDAYS[text.lower()])
     if kind == "today":
-        d = today if text.lower() == "today" else today - dt.timedelta(days=1)
-        return _Spec("fixed", span=_day_span(d), day_granular=True)
+        day = today if text.lower() == "today" else today - dt.timedelta(days=1)
+        return _Spec("fixed", span=_day_span(day), day_granular=True)
     if kind == "rel_period":
         which, unit = text.lower().split()
         return _Spec("fixed", span=_period(unit, "this" if which in ("this", "current") else "last", now))

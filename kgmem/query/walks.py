@@ -62,8 +62,10 @@ def why(
     best_sim = max((h.similarity or -1.0) for h in found.hits)
     floor = max(SYMPTOM_FLOOR, best_sim - SYMPTOM_MARGIN)
     eligible = [h for h in found.hits[:symptom_candidates] if (h.similarity or -1.0) >= floor]
+    causes: dict[str, int]
     if filters.at is None and all(h.causes is not None for h in eligible):
-        causes = {h.id: h.causes for h in eligible}  # recall's single query already counted them
+        # recall's single query already counted them (the filter only narrows the type: none is None here)
+        causes = {h.id: h.causes for h in eligible if h.causes is not None}
     else:
         causes = {
             r["id"]: r["causes"]

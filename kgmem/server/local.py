@@ -438,9 +438,10 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
 def _running_settings(settings: ServerSettings, state: dict, pid: int) -> ServerSettings:
     """The settings of the server of this home that already runs (pid ``pid``): its ports come from its state
     file. Ports asked for explicitly that differ from them are an error at once (one server per home)."""
-    running = {"bolt_port": state.get("bolt_port"), "http_port": state.get("http_port")}
-    if state.get("home") not in (None, str(settings.home)) or None in running.values():
+    bolt_port, http_port = state.get("bolt_port"), state.get("http_port")
+    if state.get("home") not in (None, str(settings.home)) or bolt_port is None or http_port is None:
         return settings  # no usable record of its ports: keep what was asked
+    running = {"bolt_port": bolt_port, "http_port": http_port}
     label = {"bolt_port": "Bolt", "http_port": "HTTP"}
     clash = [
         f"{label[k]} {getattr(settings, k)}"
@@ -454,7 +455,7 @@ def _running_settings(settings: ServerSettings, state: dict, pid: int) -> Server
             fix="use it as it is (`kgmem server start` without ports, or `kgmem server status`), or run "
             "`kgmem server stop` first and start it again on the new ports",
         )
-    return dataclasses.replace(settings, bolt_port=int(running["bolt_port"]), http_port=int(running["http_port"]))
+    return dataclasses.replace(settings, bolt_port=int(bolt_port), http_port=int(http_port))
 
 
 def _wait_ready(settings: ServerSettings, password: str | None, pid: int, deadline: float) -> None:
