@@ -12,8 +12,8 @@ Training data — only what kgmem may ship coefficients from (Apache-2.0): kgmem
 
 Each question goes through MemoryGraph.recall on the configured Neo4j (NEO4J_URI or the local server), in
 throwaway tenants, and the model is a scikit-learn LogisticRegression on kgmem.query.confidence.FEATURES
-(standardised, balanced classes). The threshold is the lowest probability at which at most 25 % of the
-training negatives are answered. The feature rows (numbers only) go to bench/confidence_training.json so the
+(standardised; every source and label weighs the same). The threshold is the lowest probability at which
+at most 25 % of the (weighted) training negatives are answered. The feature rows (numbers only) go to bench/confidence_training.json so the
 conversations bench can refit with its own held-out folds.
 
     python scripts/fit_confidence.py [--pairs 600] [--check]
@@ -124,12 +124,22 @@ def fit(rows: list[dict]) -> dict:
 
     x = np.array([[r["features"][f] for f in FEATURES] for r in rows], dtype=float)
     y = np.array([r["label"] for r in rows])
+    # every (source, label) group weighs the same: 22 unanswerable fixture questions count as much as 300
+    # generated WikiWhy negatives, so the mix is not decided by whichever source is largest
+    groups = [(r["source"], r["label"]) for r in rows]
+    w = np.array([1.0 / groups.count(g) for g in groups])
+    w *= len(w) / w.sum()
     scaler = StandardScaler().fit(x)
-    clf = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000).fit(scaler.transform(x), y)
+    clf = LogisticRegression(C=1.0, max_iter=1000).fit(scaler.transform(x), y, sample_weight=w)
     p = clf.predict_proba(scaler.transform(x))[:, 1]
-    neg = np.sort(p[y == 0])
-    # the lowest threshold at which at most 25 % of the negatives get an answer
-    threshold = float(neg[int(np.ceil((1 - MAX_NEGATIVES_ANSWERED) * len(neg))) - 1]) + 1e-6 if len(neg) else 0.5
+    # the lowest threshold at which at most 25 % of the negatives (weighted as above) get an answer
+    neg = sorted(zip(p[y == 0], w[y == 0]), reverse=True)
+    total, acc, threshold = sum(wt for _, wt in neg), 0.0, 1.0
+    for prob, wt in neg:
+        if acc + wt > MAX_NEGATIVES_ANSWERED * total:
+            threshold = float(prob) + 1e-6
+            break
+        acc += wt
     data = json.dumps([[r["source"], r["label"], [round(r["features"][f], 6) for f in FEATURES]] for r in rows])
     return {
         "features": list(FEATURES),
@@ -152,7 +162,19 @@ def fit(rows: list[dict]) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=600)
+    ap.add_argument("--refit", action="store_true", help="refit from bench/confidence_training.json (no queries)")
     args = ap.parse_args()
+    if args.refit:
+        from kgmem.query.confidence import FEATURES
+
+        saved = json.loads(ROWS_PATH.read_text(encoding="utf-8"))
+        rows = [
+            {"source": r["source"], "label": r["label"], "features": dict(zip(FEATURES, r["x"]))} for r in saved["rows"]
+        ]
+        model = fit(rows)
+        MODEL_PATH.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
+        print(json.dumps({k: model[k] for k in ("threshold", "data_version", "trained_on", "training_fit")}))
+        return 0
     if not (WIKIWHY / "cause.json").is_file():
         print(f"WikiWhy not found at {WIKIWHY}: put the dataset there (see ../shared/README.md)", file=sys.stderr)
         return 2

@@ -103,7 +103,10 @@ def recall(
 
     fused = rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k, weights=dict(opts.weights) or None)
     entities = found["entity"].detail.get("entities", []) if "entity" in found else []
-    entity_keys = [e["key"] for e in entities]
+    # the boost is for entities the question names — written like a name ("What did Caroline say"), not a
+    # common word that is also an entity somewhere ("why did checkout go down")
+    named = set(ch.question_keys(ranking_text)[1])
+    entity_keys = [e["key"] for e in entities if e["key"] in named]
     if filters.rank_window is not None or entity_keys:
         # the boosts need every candidate's time and mentions
         missing = [f.id for f in fused if f.id not in details]
