@@ -11,6 +11,7 @@
 // kgmem/query/eligibility.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
 // params: $vector (list of 384 floats), $vector_fetch (int), $lucene (string or null), $keyword_fetch (int),
+//         $entity_lucene (string or null: the question's words, names at full weight, for the entity lookup),
 //         $question_key (string), $named_keys (list of strings), $max_mentions (int), $depth (int),
 //         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
 //         $at (datetime or null), $include_superseded (bool), $kinds (list of strings or null)
@@ -19,6 +20,7 @@
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param vector_fetch => 100;
 :param lucene => 'ravi onboarding';
+:param entity_lucene => 'ravi onboarding';
 :param keyword_fetch => 100;
 :param question_key => ' what did ravi say about onboarding ';
 :param named_keys => ['ravi'];
@@ -143,9 +145,10 @@ CALL () {
 // [[[end]]]
 // [[[cog from kgmem.query.eligibility import cog_entity_channel; cog_entity_channel() ]]]
 CALL () {
-  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($lucene, 'kgmem-no-keyword-query'), {limit: 25})
+  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($entity_lucene, 'kgmem-no-keyword-query'),
+                                             {limit: 200})
   YIELD node AS e
-  WITH e WHERE e IS NOT NULL AND $lucene IS NOT NULL AND e.tenant = $tenant
+  WITH e WHERE e IS NOT NULL AND $entity_lucene IS NOT NULL AND e.tenant = $tenant
     AND $question_key CONTAINS (' ' + e.key + ' ')
     AND (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
     AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions

@@ -3,12 +3,12 @@
 // (the entity matcher) → eligible memories mentioning them, by entities matched, then cosine. The matcher
 // and the eligibility rule are expanded from kgmem/query/eligibility.py, the same text as in
 // recall/candidates.
-// params: $lucene (string or null), $question_key (string), $named_keys (list of strings), $max_mentions (int),
+// params: $entity_lucene (string or null: the question's words for the entity_names index), $question_key (string), $named_keys (list of strings), $max_mentions (int),
 //         $vector (list of 384 floats), $depth (int), $tenant (string), $user (string or null),
 //         $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null)
 // returns: entities (list of {key, name}), entity (list of {id, score}, best first) — always one row
-:param lucene => 'ravi onboarding';
+:param entity_lucene => 'ravi onboarding';
 :param question_key => ' what did ravi say about onboarding ';
 :param named_keys => ['ravi'];
 :param max_mentions => 300;
@@ -23,9 +23,10 @@
 :param kinds => null;
 // [[[cog from kgmem.query.eligibility import cog_entity_channel; cog_entity_channel() ]]]
 CALL () {
-  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($lucene, 'kgmem-no-keyword-query'), {limit: 25})
+  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($entity_lucene, 'kgmem-no-keyword-query'),
+                                             {limit: 200})
   YIELD node AS e
-  WITH e WHERE e IS NOT NULL AND $lucene IS NOT NULL AND e.tenant = $tenant
+  WITH e WHERE e IS NOT NULL AND $entity_lucene IS NOT NULL AND e.tenant = $tenant
     AND $question_key CONTAINS (' ' + e.key + ' ')
     AND (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
     AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions

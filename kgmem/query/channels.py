@@ -117,7 +117,7 @@ def entity(store: Store, text: str, vec: np.ndarray, filters: Filters, k: int) -
     q_key, named = question_keys(text)
     row = store.read(
         "recall/entity",
-        lucene=lucene.to_query(text),
+        entity_lucene=lucene.to_query(text, weigh_names=False),
         question_key=q_key,
         named_keys=named,
         max_mentions=MAX_ENTITY_MENTIONS,
@@ -232,6 +232,7 @@ def all_channels(
         vector=vec.tolist(),
         vector_fetch=v_fetch,
         lucene=lucene_q,
+        entity_lucene=lucene.to_query(text, weigh_names=False),
         keyword_fetch=k_fetch,
         question_key=q_key,
         named_keys=named,

@@ -68,16 +68,17 @@ def cog_where(m: str = "m", indent: str = "", *, tenant: bool = True, continued:
 
 
 # ---------------------------------------------------------------------------- the entity matcher
-# Entities the question names: the tenant's entities found by the entity_names fulltext index for the
-# question's words whose whole key occurs in the question (as words: $question_key is the question's entity
+# Entities the question names: the tenant's entities found by the entity_names fulltext index (shared by all
+# tenants: the best 200 of every tenant's entities, then the tenant's) for the question's words whose whole key occurs in the question (as words: $question_key is the question's entity
 # key padded with spaces), and that are names: seen name-like in the memories (named_mentions) or written
 # like a name in the question ($named_keys). Entities mentioned by more than $max_mentions memories are too
 # broad to say anything. Yields ``ents`` (a list of entity nodes).
 ENTITY_MATCH = """\
 CALL () {
-  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($lucene, 'kgmem-no-keyword-query'), {limit: 25})
+  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($entity_lucene, 'kgmem-no-keyword-query'),
+                                             {limit: 200})
   YIELD node AS e
-  WITH e WHERE e IS NOT NULL AND $lucene IS NOT NULL AND e.tenant = $tenant
+  WITH e WHERE e IS NOT NULL AND $entity_lucene IS NOT NULL AND e.tenant = $tenant
     AND $question_key CONTAINS (' ' + e.key + ' ')
     AND (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
     AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions

@@ -99,13 +99,14 @@ def _name_like(text: str) -> set[str]:
     }
 
 
-def to_query(text: str, max_terms: int = 32) -> str | None:
-    """A Lucene query OR-ing the escaped terms (name-like words at :data:`NAME_WEIGHT`), or None when the
-    text has no terms."""
+def to_query(text: str, max_terms: int = 32, *, weigh_names: bool = True) -> str | None:
+    """A Lucene query OR-ing the escaped terms (name-like words at :data:`NAME_WEIGHT` unless ``weigh_names``
+    is false, as for looking the names themselves up in the entity index), or None when the text has no
+    terms."""
     ts = terms(text, max_terms)
     if not ts:
         return None
-    names = _name_like(text) if len(ts) > 1 else set()
+    names = _name_like(text) if weigh_names and len(ts) > 1 else set()
     parts = []
     for t in ts:
         esc = escape(t)
