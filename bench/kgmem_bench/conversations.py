@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from kgmem.calendar_names import MONTH_NUMBERS
+
 from .runner import BenchContext, suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,26 +95,7 @@ def locomo_missing(path: str | os.PathLike[str] | None = None) -> dict | None:
 
 # --------------------------------------------------------------------------- parsing (pure)
 
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        (
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ),
-        start=1,
-    )
-}
+_MONTHS = MONTH_NUMBERS  # every English month spelling -> 1..12 (kgmem.calendar_names)
 _SESSION_TIME = re.compile(
     r"^\s*(\d{1,2}):(\d{2})\s*([ap])\.?\s*m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?\s+(\d{4})\s*$", re.IGNORECASE
 )

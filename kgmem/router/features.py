@@ -22,6 +22,8 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import StandardScaler
 
+from ..calendar_names import MONTH_NUMBERS, WEEKDAYS
+
 # Bump when the features change so cached fitted routers are not reused across incompatible code.
 FEATURE_VERSION = 1
 
@@ -99,35 +101,8 @@ _FIRST_PERSON = frozenset(
 )
 _SECOND_PERSON = frozenset(("you", "your", "yours", "you're", "you've"))
 _PAST_AUX = frozenset(("was", "were", "did", "had", "used", "didn't", "wasn't", "weren't"))
-_MONTHS = frozenset(
-    (
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-    )
-)
-_WEEKDAYS = frozenset(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+_MONTHS = frozenset(MONTH_NUMBERS)
+_WEEKDAYS = frozenset(WEEKDAYS)
 
 # Multi-word cues are matched on the space-padded, lowercased token string, so " led to " never matches
 # inside "misled today".
