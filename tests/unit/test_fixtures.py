@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from kgmem.ingest.records import FIELDS as RECORD_FIELDS
+from kgmem.ingest.records import KINDS as RECORD_KINDS
 from kgmem.vocab import Vocabulary
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -27,24 +29,8 @@ QUESTION_FILES = sorted(p for s in SUITES for p in (FIXTURES / s).glob("question
 
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-KINDS = {"episode", "fact", "summary"}
-KNOWN_FIELDS = {
-    "text",
-    "id",
-    "at",
-    "kind",
-    "subject",
-    "predicate",
-    "object",
-    "polarity",
-    "entities",
-    "caused_by",
-    "stream",
-    "source",
-    "confidence",
-    "tenant",
-    "user",
-}
+KINDS = set(RECORD_KINDS)  # the contract's, as kgmem validates them
+KNOWN_FIELDS = set(RECORD_FIELDS)
 
 # The controlled vocabulary kgmem itself uses (kgmem/data/vocabulary.json): aliases -> canonical, cardinality.
 VOCAB = Vocabulary.default()
