@@ -4,31 +4,26 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .api_lifecycle import LifecycleMixin
-from .config import DEFAULT_TENANT, resolve_connection
-from .derived import causal as _causal
-from .derived import context as _context
+from .config import DEFAULT_BATCH, DEFAULT_HITS, DEFAULT_RRF_K, DEFAULT_TENANT, resolve_connection
 from .embed import MODEL_ID, Embedder, get_embedder
 from .errors import InputError, NotFoundError
-from .ingest.pipeline import DEFAULT_BATCH
-from .ingest.pipeline import ingest as _ingest
-from .ingest.pipeline import uninferred as _uninferred
 from .ingest.records import MAX_ID, MAX_QUERY, check_slot_query, check_string, parse_time
 from .query import slots as _slots
-from .query import walks as _walks
-from .query.abstain import AbstainPolicy
-from .query.ask import AskResult, parse_slot_question
-from .query.filters import TIME_MODES, build_filters
-from .query.fusion import DEFAULT_K
-from .query.recall import CHANNELS, DEFAULT_HITS, RecallOptions
-from .query.recall import recall as _recall
-from .query.timeparse import parse_time_filter
 from .results import Fact, History, IngestReport, Memory, Recall, SlotAnswer, Why
 from .store import Store, schema
 from .store.model_check import check_model
 from .vocab import Vocabulary
+
+if TYPE_CHECKING:
+    from .query.abstain import AbstainPolicy
+    from .query.ask import AskResult
+
+# The write path (kgmem.ingest.pipeline), the derived layer (kgmem.derived) and the ranked reads
+# (kgmem.query.recall / walks) are imported by the methods that use them, not here: `kgmem now` or `history`
+# then loads the driver and the slot code only (issue 13: a CLI that answers in well under a second).
 
 
 def _time(value: Any, field: str) -> dt.datetime | None:
@@ -40,6 +35,8 @@ def _time(value: Any, field: str) -> dt.datetime | None:
 
 def _time_mode(value: Any) -> str:
     """``time_filters`` of recall/why: True = "auto", False = "off", or a mode of :data:`TIME_MODES`."""
+    from .query.filters import TIME_MODES
+
     if value is True:
         return "auto"
     if value is False or value is None:
@@ -159,7 +156,9 @@ class MemoryGraph(LifecycleMixin):
                     self._schema_ready = True
             if not self._schema_ready:
                 self.init()
-        if model and not self._model_checked:  # vectors of two models are not comparable: refuse, say to rebuild
+        # vectors of two models are not comparable: refuse, say to rebuild. Slot reads (now, as-of, history,
+        # changes) compare no stored vectors, so they skip this read (model=False)
+        if model and not self._model_checked:
             check_model(self.store, self.tenant, MODEL_ID)
             self._model_checked = True
 
@@ -181,6 +180,11 @@ class MemoryGraph(LifecycleMixin):
         write, memories that state their cause in words get inferred CAUSED_BY links (``infer_causes``).
         A record that was forgotten stays forgotten (an error for its line) unless ``force``.
         """
+        from .derived import causal as _causal
+        from .derived import context as _context
+        from .ingest.pipeline import ingest as _ingest
+        from .ingest.pipeline import uninferred as _uninferred
+
         self._ready()
         unchanged: list[str] = []
         report = _ingest(
@@ -209,6 +213,8 @@ class MemoryGraph(LifecycleMixin):
 
     def infer_causes(self, *, rebuild: bool = True) -> dict:
         """Re-infer every inferred causal link of the tenant from the memories (explicit links are kept)."""
+        from .derived import causal as _causal
+
         self._ready()
         out = _causal.rebuild(self.store, self.embedder, self.tenant)
         return {"removed": out["removed"], "inferred": out["inferred"]}
@@ -255,7 +261,7 @@ class MemoryGraph(LifecycleMixin):
         kinds: Iterable[str] | None = None,
         expand: int = 0,
         explain: bool = False,
-        rrf_k: int = DEFAULT_K,
+        rrf_k: int = DEFAULT_RRF_K,
         channels: Iterable[str] | None = None,
         time_filters: bool | str = True,
         policy: AbstainPolicy | None = None,
@@ -270,6 +276,11 @@ class MemoryGraph(LifecycleMixin):
         force one use, False ignores phrases. Explicit ``since``/``until``/``at`` are always hard filters.
         The result may abstain.
         """
+        from .query.abstain import AbstainPolicy
+        from .query.filters import build_filters
+        from .query.recall import CHANNELS, RecallOptions
+        from .query.recall import recall as _recall
+
         check_string(query, field="query", max_len=MAX_QUERY)
         if user is not None:
             check_string(user, field="user", max_len=500)
@@ -312,6 +323,11 @@ class MemoryGraph(LifecycleMixin):
         ("on Friday") help rank the symptom but are not hard filters unless ``time_filters`` is set: an
         incident's "Friday" is rarely the Friday before today.
         """
+        from .query import walks as _walks
+        from .query.abstain import AbstainPolicy
+        from .query.filters import build_filters
+        from .query.recall import RecallOptions
+
         check_string(query, field="query", max_len=MAX_QUERY)
         self._ready()
         filters, text = build_filters(
@@ -341,6 +357,8 @@ class MemoryGraph(LifecycleMixin):
 
     def timeline(self, memory_id: str, *, before: int = 5, after: int = 5) -> list[dict]:
         """What happened before and after a memory (its stream, else nearest in time)."""
+        from .query import walks as _walks
+
         for name, value in (("before", before), ("after", after)):
             if not isinstance(value, int) or not 0 <= value <= 500:
                 raise InputError(f"must be 0 to 500, got {value}", field=name, fix="ask for 0 to 500 memories")
@@ -362,6 +380,8 @@ class MemoryGraph(LifecycleMixin):
                 "must be a non-empty question", field="question", fix='ask something, e.g. "where does Maya live?"'
             )
         check_string(question, field="question", max_len=MAX_QUERY)
+        from .query.ask import AskResult, parse_slot_question
+        from .query.timeparse import parse_time_filter
         from .router import Router
 
         route = Router.default().predict(question)
@@ -417,7 +437,7 @@ class MemoryGraph(LifecycleMixin):
         return self.now_answer(subject, predicate, object).value
 
     def now_answer(self, subject: str, predicate: str, object: str | None = None) -> SlotAnswer:
-        self._ready()
+        self._ready(model=False)
         return _slots.value_at(self.store, self._slot(subject, predicate, object))
 
     def as_of(
@@ -429,7 +449,7 @@ class MemoryGraph(LifecycleMixin):
     def as_of_answer(
         self, subject: str, predicate: str, at: Any, object: str | None = None, *, known_at: Any = None
     ) -> SlotAnswer:
-        self._ready()
+        self._ready(model=False)
         when = _time(at, "at")
         if when is None:
             raise InputError("is required for as-of", field="at", fix='give a time like "2026-03-01"')
@@ -442,14 +462,14 @@ class MemoryGraph(LifecycleMixin):
     def history_answer(
         self, subject: str, predicate: str, object: str | None = None, *, known_at: Any = None
     ) -> History:
-        self._ready()
+        self._ready(model=False)
         return _slots.history(self.store, self._slot(subject, predicate, object), _time(known_at, "known_at"))
 
     def changes(self, since: Any, *, limit: int = 100) -> list[dict]:
         """Fact versions that took effect or were recorded since ``since``, newest first."""
         if not isinstance(limit, int) or not 1 <= limit <= 10000:
             raise InputError(f"must be 1 to 10000, got {limit}", field="limit", fix="ask for 1 to 10000 changes")
-        self._ready()
+        self._ready(model=False)
         when = _time(since, "since")
         if when is None:
             raise InputError("is required", field="since")

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_HITS = 10  # recall hits when the caller does not say (API, CLI, MCP)
+DEFAULT_RRF_K = 10  # reciprocal rank fusion constant (kgmem.query.fusion; see its docstring for why 10)
+DEFAULT_BATCH = 2048  # ingest: one transaction per batch; bigger batches leave fewer, larger index segments
 DEFAULT_TENANT = "default"
 
 

@@ -38,12 +38,13 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal
 
 from kgmem.errors import InputError
 from kgmem.normalize import snake_case
+
+if TYPE_CHECKING:  # numpy is imported where vectors are compared, not by every command that loads the vocabulary
+    import numpy as np
 
 __all__ = [
     "Cardinality",
@@ -59,7 +60,7 @@ __all__ = [
 
 Cardinality = Literal["one", "many"]
 MatchStatus = Literal["canonical", "alias", "nearest", "new"]
-EmbedFn = Callable[[Sequence[str]], np.ndarray]
+EmbedFn = Callable[[Sequence[str]], "np.ndarray"]
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "vocabulary.json"
 ENV_VAR = "KGMEM_VOCABULARY"
@@ -220,8 +221,11 @@ class Vocabulary:
         return vocab
 
     def copy(self) -> Vocabulary:
-        with self._lock:
-            return Vocabulary(self._specs.values(), threshold=self.threshold, version=self.version)
+        with self._lock:  # the specs are consistent already: copy them as they are (no re-insertion, O(n))
+            out = Vocabulary(threshold=self.threshold, version=self.version)
+            out._specs = dict(self._specs)
+            out._lookup = dict(self._lookup)
+            return out
 
     def merge(self, data: Mapping[str, Any]) -> None:
         """Apply a vocabulary document (``{"version": 1, "predicates": {...}}``) over this one."""
@@ -229,12 +233,16 @@ class Vocabulary:
         if not isinstance(predicates, Mapping):
             raise InputError("vocabulary must be an object with a 'predicates' object", field="vocabulary")
         self.version = int(data.get("version", self.version))
-        for raw_name, entry in predicates.items():
-            if not isinstance(entry, Mapping):
-                raise InputError(f"predicate {raw_name!r}: entry must be an object", field="vocabulary")
-            self._merge_entry(raw_name, entry)
+        with self._lock:
+            try:
+                for raw_name, entry in predicates.items():
+                    if not isinstance(entry, Mapping):
+                        raise InputError(f"predicate {raw_name!r}: entry must be an object", field="vocabulary")
+                    self._merge_entry(raw_name, entry, relookup=False)
+            finally:
+                self._rebuild_lookup()  # once per document, not once per entry
 
-    def _merge_entry(self, raw_name: str, entry: Mapping[str, Any]) -> None:
+    def _merge_entry(self, raw_name: str, entry: Mapping[str, Any], *, relookup: bool = True) -> None:
         name = _check_name(raw_name, "predicate name")
         old = self._specs.get(name)
         cardinality = entry.get("cardinality", old.cardinality if old else "one")
@@ -247,7 +255,8 @@ class Vocabulary:
                 aliases=tuple(dict.fromkeys((old.aliases if old else ()) + aliases)),
                 negative_aliases=tuple(dict.fromkeys((old.negative_aliases if old else ()) + negative)),
                 description=str(entry.get("description", old.description if old else "")),
-            )
+            ),
+            relookup=relookup,
         )
 
     def add(
@@ -270,7 +279,7 @@ class Vocabulary:
         self._merge_entry(name, entry)
         return self._specs[snake_case(name)]
 
-    def _put(self, spec: PredicateSpec) -> None:
+    def _put(self, spec: PredicateSpec, *, relookup: bool = True) -> None:
         """Insert or replace ``spec``; later entries win alias conflicts and promote aliases to names."""
         with self._lock:
             for other in list(self._specs.values()):
@@ -285,7 +294,8 @@ class Vocabulary:
             self._specs[spec.name] = PredicateSpec(
                 spec.name, spec.cardinality, clean_aliases, clean_negative, spec.description
             )
-            self._rebuild_lookup()
+            if relookup:
+                self._rebuild_lookup()
 
     def _rebuild_lookup(self) -> None:
         lookup: dict[str, tuple[str, bool]] = {}
@@ -370,6 +380,8 @@ class Vocabulary:
             self._memo[(embed, key)] = match
 
     def _best_match(self, key: str, vector: np.ndarray, embed: EmbedFn) -> PredicateMatch:
+        import numpy as np
+
         index = self._phrase_index(embed)
         scores = index.matrix @ vector
         best = int(np.argmax(scores))
@@ -403,6 +415,8 @@ _PHRASE_CACHE_SIZE = 50_000
 
 def _embed_phrases(embed: EmbedFn, phrases: list[str]) -> np.ndarray:
     """Unit vectors of ``phrases`` (rows in order), embedding only the ones not seen before with ``embed``."""
+    import numpy as np
+
     with _PHRASE_LOCK:
         cache = _PHRASE_VECTORS.setdefault(embed, {})
         missing = list(dict.fromkeys(p for p in phrases if p not in cache))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from ..config import DEFAULT_BATCH
 from ..embed import Embedder
 from ..errors import InputError
 from ..results import IngestReport
@@ -27,7 +28,6 @@ from .prepare import Preparer, Row
 from .records import Record, parse_record, read_jsonl
 from .writer import BatchResult, link_causes, write_batch
 
-DEFAULT_BATCH = 2048  # one transaction per batch; bigger batches leave fewer, larger index segments
 Progress = Callable[[int, int], None]
 
 

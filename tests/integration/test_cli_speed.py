@@ -59,14 +59,15 @@ def test_deleting_a_tenant_keeps_the_schema_record(store, tenant):
     assert schema.is_current(store)
 
 
-def _run(env, args):
+def _run(env, args, modules=HEAVY + ("onnxruntime",)):
+    """Run the CLI in a fresh interpreter; returns "HEAVY [the `modules` it imported] exit-code" and the process."""
     code = (
         "import runpy, sys\n"
         f"sys.argv = ['kgmem'] + {args!r}\n"
         "try:\n    runpy.run_module('kgmem', run_name='__main__')\n"
         "except SystemExit as e:\n    code = e.code\n"
         "else:\n    code = 0\n"
-        f"print('HEAVY', [m for m in {HEAVY + ('onnxruntime',)!r} if m in sys.modules], code, file=sys.stderr)\n"
+        f"print('HEAVY', [m for m in {tuple(modules)!r} if m in sys.modules], code, file=sys.stderr)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
     line = [x for x in proc.stderr.splitlines() if x.startswith("HEAVY")]
@@ -90,3 +91,18 @@ def test_recall_runs_without_torch(cli_env, mg):
     line, proc = _run(cli_env, ["recall", "QX-7741", "--json"])
     assert line == "HEAVY ['onnxruntime'] 0", proc.stderr[-2000:]
     assert "QX-7741" in proc.stdout
+
+
+# the layers a command does not use stay unimported (kgmem.api imports them in the methods that need them)
+WRITE_AND_RANKED = ("kgmem.ingest.pipeline", "kgmem.derived.consolidate", "kgmem.derived.forget", "kgmem.query.recall")
+
+
+def test_fact_commands_load_neither_the_write_path_nor_recall(cli_env):
+    line, proc = _run(cli_env, ["now", "maya", "lives_in"], modules=WRITE_AND_RANKED)
+    assert line == "HEAVY [] 0", proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["server", "--help"], ["recall", "--help"]])
+def test_commands_that_need_no_database_load_no_driver(cli_env, args):
+    line, proc = _run(cli_env, args, modules=("neo4j", "numpy", "kgmem.api") + WRITE_AND_RANKED)
+    assert line == "HEAVY [] 0", proc.stderr[-2000:]
