@@ -81,9 +81,15 @@ def resolve_connection(
                 info["uri"],
                 user or info.get("user", "neo4j"),
                 password if password is not None else info.get("password"),
-                database,
+                database or os.environ.get("NEO4J_DATABASE") or None,
                 "local-server",
             )
         except (OSError, ValueError, KeyError):
             pass
-    return Connection("bolt://127.0.0.1:7687", user or "neo4j", password, database, "default")
+    return Connection(
+        "bolt://127.0.0.1:7687",
+        user or "neo4j",
+        password,
+        database or os.environ.get("NEO4J_DATABASE") or None,
+        "default",
+    )

@@ -1,8 +1,9 @@
 """Test fixtures: a real Neo4j for every test that needs one.
 
 Which Neo4j: ``NEO4J_URI`` (with NEO4J_USERNAME/NEO4J_PASSWORD) if set; else a testcontainers
-``neo4j:5.26-community`` when a Docker engine answers; else the local server of ``kgmem server start``
-(started here if it is not running). Tests isolate themselves with a fresh tenant each, deleted afterwards,
+``neo4j:<version>-community`` when a Docker engine answers; else the local server of ``kgmem server start``
+(started here if it is not running). The version is the local server's default (2026.x) or
+``KGMEM_NEO4J_VERSION`` (``5.26``); ``./dev test`` runs the Neo4j tests on both. Tests isolate themselves with a fresh tenant each, deleted afterwards,
 so they can run in any order and beside real data.
 """
 
@@ -18,7 +19,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-NEO4J_IMAGE = "neo4j:5.26.30-community"
+
+def _image() -> str:
+    from kgmem.server import resolve_version
+
+    return f"neo4j:{resolve_version(os.environ.get('KGMEM_NEO4J_VERSION'))}-community"
+
+
+NEO4J_IMAGE = _image()
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 

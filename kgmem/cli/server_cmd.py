@@ -1,4 +1,4 @@
-"""``kgmem server``: the local Neo4j 5.26 server (fetch, start, stop, status, logs)."""
+"""``kgmem server``: the local Neo4j server, 2026.x or 5.26 LTS (fetch, start, stop, status, logs)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,21 @@ from .. import server as srv
 from .common import emit_json, handle_errors, json_option
 
 
-def _settings(bolt_port, http_port, heap, pagecache):
-    return srv.ServerSettings.from_env(bolt_port=bolt_port, http_port=http_port, heap=heap, pagecache=pagecache)
+def _settings(bolt_port, http_port, heap, pagecache, neo4j=None):
+    return srv.ServerSettings.from_env(
+        bolt_port=bolt_port, http_port=http_port, heap=heap, pagecache=pagecache, neo4j=neo4j
+    )
+
+
+_NEO4J_HELP = (
+    f"Neo4j version: 2026 (Neo4j {srv.CURRENT_VERSION}, the default for a new home; Java 21 or 25), 5.26 "
+    f"(Neo4j {srv.LTS_VERSION} LTS; Java 17 or 21) or an exact Community version [env KGMEM_NEO4J_VERSION]. "
+    "A home keeps the version its data was created with."
+)
+
+
+def _neo4j_option(fn):
+    return click.option("--neo4j", "neo4j", default=None, metavar="VERSION", help=_NEO4J_HELP)(fn)
 
 
 def _server_options(fn):
@@ -22,7 +35,7 @@ def _server_options(fn):
 
 @click.group("server")
 def server() -> None:
-    """Run a local Neo4j Community 5.26 (from Maven Central jars) on 127.0.0.1.
+    """Run a local Neo4j Community (2026.x by default, or 5.26 LTS; from Maven Central jars) on 127.0.0.1.
 
     Data lives under $KGMEM_HOME/neo4j (default ~/.local/share/kgmem/neo4j); the jars are cached in
     $KGMEM_CACHE (default ~/.cache/kgmem). Auth is on with a generated password that kgmem reads
@@ -32,11 +45,12 @@ def server() -> None:
 
 @server.command("start")
 @_server_options
+@_neo4j_option
 @json_option
 @handle_errors
-def start(bolt_port, http_port, heap, pagecache, as_json) -> None:
+def start(bolt_port, http_port, heap, pagecache, neo4j, as_json) -> None:
     """Start the server (idempotent) and wait until Bolt answers; print the NEO4J_* lines to use."""
-    info = srv.start(_settings(bolt_port, http_port, heap, pagecache), quiet=as_json)
+    info = srv.start(_settings(bolt_port, http_port, heap, pagecache, neo4j), quiet=as_json)
     if as_json:
         emit_json(info)
         return
@@ -61,11 +75,12 @@ def stop(bolt_port, http_port, heap, pagecache, as_json) -> None:
 
 @server.command("status")
 @_server_options
+@_neo4j_option
 @json_option
 @handle_errors
-def status(bolt_port, http_port, heap, pagecache, as_json) -> None:
+def status(bolt_port, http_port, heap, pagecache, neo4j, as_json) -> None:
     """Say whether the server runs: pid, ports, version, data directory."""
-    info = srv.status(_settings(bolt_port, http_port, heap, pagecache))
+    info = srv.status(_settings(bolt_port, http_port, heap, pagecache, neo4j))
     if as_json:
         emit_json(info)
         return
@@ -82,7 +97,8 @@ def logs(lines) -> None:
 
 
 @server.command("fetch")
+@_neo4j_option
 @handle_errors
-def fetch() -> None:
+def fetch(neo4j) -> None:
     """Download the Neo4j jars into the cache (start does this when needed)."""
-    click.echo(str(srv.fetch()))
+    click.echo(str(srv.fetch(version=_settings(None, None, None, None, neo4j).neo4j)))

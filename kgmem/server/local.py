@@ -1,4 +1,9 @@
-"""The embedded default: a local Neo4j Community 5.26 LTS server assembled from Maven Central jars.
+"""The embedded default: a local Neo4j Community server assembled from Maven Central jars.
+
+Two generations: the current Neo4j (:data:`CURRENT_VERSION`, 2026.x, the default a new home gets; Java 21 or 25)
+and 5.26 LTS (:data:`LTS_VERSION`; Java 17 or 21), chosen by ``--neo4j`` / ``KGMEM_NEO4J_VERSION`` (``2026``,
+``5.26``, or an exact Community version on Maven Central). A home keeps the version its data was created with
+(recorded in its ``server.json``): asking another one for it is an error, never a silent store upgrade.
 
 ``fetch`` resolves org.neo4j:neo4j, org.neo4j:neo4j-bolt, org.neo4j.app:neo4j-server and
 org.neo4j.client:neo4j-browser with ``mvn dependency:copy-dependencies`` into
@@ -32,10 +37,69 @@ from pathlib import Path
 from ..config import cache_dir, kgmem_home, local_server_state_path
 from ..errors import ServerError
 
-NEO4J_VERSION = "5.26.30"
-BROWSER_VERSION = "5.24.0"  # the newest neo4j-browser jar on Maven Central
-ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
-SUPPORTED_JAVA = (17, 21)  # Neo4j 5.26 runs on Java 17 and 21
+CURRENT_VERSION = "2026.08.1"  # the newest Neo4j Community on Maven Central (checked 2026-12-01)
+LTS_VERSION = "5.26.30"
+NEO4J_VERSION = CURRENT_VERSION  # what a new home gets
+# what --neo4j / KGMEM_NEO4J_VERSION accept besides an exact version
+VERSION_ALIASES = {
+    "current": CURRENT_VERSION,
+    "latest": CURRENT_VERSION,
+    "2026": CURRENT_VERSION,
+    "lts": LTS_VERSION,
+    "5": LTS_VERSION,
+    "5.26": LTS_VERSION,
+}
+_EXACT_VERSION = re.compile(r"^(?:5\.\d+\.\d+|20\d\d\.\d\d\.\d+)$")
+BROWSER_VERSION = "5.24.0"  # the newest neo4j-browser jar on Maven Central; 2026.x serves it too
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"  # Neo4j 5.x's main class
+ENTRY_POINT_2025 = "org.neo4j.server.Neo4jCommunity"  # 2025.x/2026.x (no CommunityEntryPoint any more)
+ENTRY_POINTS = (ENTRY_POINT, ENTRY_POINT_2025)
+
+
+def entry_point(lib: Path) -> str:
+    """The server's main class in the jars of ``lib`` (what ``neo4j console --dry-run`` runs)."""
+    import zipfile
+
+    for jar in sorted(lib.glob("neo4j-[0-9]*.jar")) + sorted(lib.glob("neo4j-server-*.jar")):
+        try:
+            with zipfile.ZipFile(jar) as z:
+                if "org/neo4j/server/Neo4jCommunity.class" in z.namelist():
+                    return ENTRY_POINT_2025
+        except (OSError, zipfile.BadZipFile):
+            continue
+    return ENTRY_POINT
+
+
+def resolve_version(spec: str | None) -> str:
+    """An exact Neo4j version from ``--neo4j`` / ``KGMEM_NEO4J_VERSION`` (None or empty: the current one)."""
+    if not spec:
+        return CURRENT_VERSION
+    spec = spec.strip().lower()
+    if spec in VERSION_ALIASES:
+        return VERSION_ALIASES[spec]
+    if _EXACT_VERSION.match(spec):
+        return spec
+    raise ServerError(
+        f"'{spec}' is not a Neo4j version kgmem can run",
+        fix=f"use 2026 (Neo4j {CURRENT_VERSION}, the default), 5.26 (Neo4j {LTS_VERSION} LTS) or an exact "
+        "Community version such as 2026.08.1",
+    )
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """'2026.08.1' -> (2026, 8, 1); '5.26.30' -> (5, 26, 30); a suffix such as '-aura' is ignored."""
+    return tuple(int(p) for p in re.findall(r"\d+", version.split("-")[0])[:3])
+
+
+def supported_java(version: str) -> tuple[int, ...]:
+    """The Java majors a Neo4j version runs on: 5.x 17 and 21; 2025.01+ 21; 2025.10+ 21 and 25."""
+    key = version_key(version)
+    if key[0] < 2025:
+        return (17, 21)
+    if key < (2025, 10):
+        return (21,)
+    return (21, 25)
+
 
 POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -84,10 +148,12 @@ class ServerSettings:
     heap: str = "1g"
     pagecache: str = "1g"
     home: Path = field(default_factory=lambda: kgmem_home() / "neo4j")
+    neo4j: str = CURRENT_VERSION  # the exact version to run (a home's recorded version wins unless asked)
     start_timeout: float = 180.0
     # the ports the caller asked for (option or KGMEM_*_PORT); the others are defaults, and a running server
     # of this home keeps the ports it was started with
     explicit_ports: frozenset[str] = frozenset()
+    explicit_version: bool = False  # --neo4j or KGMEM_NEO4J_VERSION was given
 
     @classmethod
     def from_env(cls, **overrides) -> ServerSettings:
@@ -97,12 +163,17 @@ class ServerSettings:
             http_port=int(env.get("KGMEM_HTTP_PORT", 7474)),
             heap=env.get("KGMEM_NEO4J_HEAP", "1g"),
             pagecache=env.get("KGMEM_NEO4J_PAGECACHE", "1g"),
+            neo4j=resolve_version(env.get("KGMEM_NEO4J_VERSION")),
+            explicit_version=bool(env.get("KGMEM_NEO4J_VERSION")),
         )
         explicit = {
             k for k, var in (("bolt_port", "KGMEM_BOLT_PORT"), ("http_port", "KGMEM_HTTP_PORT")) if env.get(var)
         }
         for k, v in overrides.items():
             if v is not None:
+                if k == "neo4j":
+                    v = resolve_version(v)
+                    s.explicit_version = True
                 setattr(s, k, v)
                 if k in ("bolt_port", "http_port"):
                     explicit.add(k)
@@ -129,15 +200,15 @@ class ServerSettings:
 # ---------------------------------------------------------------- fetching the jars
 
 
-def distribution_dir() -> Path:
-    pom = POM.format(neo4j=NEO4J_VERSION, browser=BROWSER_VERSION)
+def distribution_dir(version: str = CURRENT_VERSION) -> Path:
+    pom = POM.format(neo4j=version, browser=BROWSER_VERSION)
     key = hashlib.sha256(pom.encode()).hexdigest()[:12]
-    return cache_dir() / f"neo4j-{NEO4J_VERSION}-{key}"
+    return cache_dir() / f"neo4j-{version}-{key}"
 
 
-def fetch(quiet: bool = False) -> Path:
-    """Resolve the Neo4j jars into the cache (once) and return the distribution directory."""
-    dist = distribution_dir()
+def fetch(quiet: bool = False, version: str = CURRENT_VERSION) -> Path:
+    """Resolve the jars of Neo4j ``version`` into the cache (once) and return the distribution directory."""
+    dist = distribution_dir(version)
     if (dist / ".complete").exists():
         return dist
     mvn = shutil.which("mvn")
@@ -149,7 +220,7 @@ def fetch(quiet: bool = False) -> Path:
     dist.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=dist.name + ".", dir=dist.parent))
     try:
-        (tmp / "pom.xml").write_text(POM.format(neo4j=NEO4J_VERSION, browser=BROWSER_VERSION))
+        (tmp / "pom.xml").write_text(POM.format(neo4j=version, browser=BROWSER_VERSION))
         cmd = [
             mvn,
             "-B",
@@ -161,17 +232,17 @@ def fetch(quiet: bool = False) -> Path:
             f"-DoutputDirectory={tmp / 'lib'}",
         ]
         if not quiet:
-            print(f"kgmem: fetching Neo4j {NEO4J_VERSION} jars from Maven Central into {dist} (once)", file=sys.stderr)
+            print(f"kgmem: fetching Neo4j {version} jars from Maven Central into {dist} (once)", file=sys.stderr)
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
             raise ServerError(
-                f"mvn could not fetch Neo4j {NEO4J_VERSION}:\n{tail}",
+                f"mvn could not fetch Neo4j {version}:\n{tail}",
                 fix="check that Maven Central is reachable (or ~/.m2 holds the artifacts) and retry",
             )
-        if not any((tmp / "lib").glob(f"neo4j-server-{NEO4J_VERSION}.jar")):
-            raise ServerError(f"mvn finished but neo4j-server-{NEO4J_VERSION}.jar is missing from {tmp / 'lib'}")
-        (tmp / ".complete").write_text(NEO4J_VERSION + "\n")
+        if not any((tmp / "lib").glob(f"neo4j-server-{version}.jar")):
+            raise ServerError(f"mvn finished but neo4j-server-{version}.jar is missing from {tmp / 'lib'}")
+        (tmp / ".complete").write_text(version + "\n")
         if dist.exists():
             shutil.rmtree(dist)
         tmp.rename(dist)
@@ -196,8 +267,10 @@ def _java_major(java: str) -> int | None:
     return int(m.group(2)) if major == 1 and m.group(2) else major
 
 
-def find_java(jvm_root: Path = Path("/usr/lib/jvm")) -> str:
-    """A Java 17 or 21 runtime: JAVA_HOME, then PATH, then ``jvm_root``/*."""
+def find_java(version: str = CURRENT_VERSION, jvm_root: Path = Path("/usr/lib/jvm")) -> str:
+    """A Java runtime Neo4j ``version`` runs on (:func:`supported_java`): the first of JAVA_HOME, the ``java`` on
+    PATH, then ``jvm_root``/* whose major version fits."""
+    wanted = supported_java(version)
     candidates: list[str] = []
     if os.environ.get("JAVA_HOME"):
         candidates.append(str(Path(os.environ["JAVA_HOME"]) / "bin" / "java"))
@@ -211,12 +284,17 @@ def find_java(jvm_root: Path = Path("/usr/lib/jvm")) -> str:
         if c in seen or not Path(c).exists():
             continue
         seen.append(c)
-        if _java_major(c) in SUPPORTED_JAVA:
+        if _java_major(c) in wanted:
             return c
     found = ", ".join(f"{c} (Java {_java_major(c)})" for c in seen) or "none"
+    need = " or ".join(map(str, wanted))
+    other = (
+        f", or run Neo4j {LTS_VERSION} LTS on Java 17 (`kgmem server start --neo4j 5.26`)" if 17 not in wanted else ""
+    )
     raise ServerError(
-        f"Neo4j {NEO4J_VERSION} needs Java 17 or 21; found: {found}",
-        fix="install a JRE (apt install openjdk-17-jre-headless) or set JAVA_HOME to one",
+        f"Neo4j {version} needs Java {need}; found: {found}",
+        fix=f"install one (apt install openjdk-{wanted[0]}-jre-headless, or a Temurin {wanted[-1]} JDK) and set "
+        f"JAVA_HOME to it{other}",
     )
 
 
@@ -264,7 +342,7 @@ def _is_our_server(pid: int, settings: ServerSettings) -> bool:
     except OSError:
         return _pid_alive(pid)  # no /proc (macOS): trust the pid file
     args = [a.decode(errors="replace") for a in cmdline]
-    return ENTRY_POINT in args and f"--home-dir={settings.home}" in args
+    return any(e in args for e in ENTRY_POINTS) and f"--home-dir={settings.home}" in args
 
 
 def running_pid(settings: ServerSettings) -> int | None:
@@ -362,8 +440,14 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
                 f"port {port} ({name}) on 127.0.0.1 is already taken by another process",
                 fix=f"stop that process, or choose another port with `kgmem server start {flag} N`",
             )
-    java = find_java()
-    dist = fetch(quiet=quiet)
+    password = state.get("password") if state.get("home") == str(settings.home) else None
+    first_start = (
+        not (settings.data_dir / "dbms" / "auth.ini").exists()
+        and not (settings.data_dir / "databases" / "system").exists()
+    )
+    settings = _home_version(settings, None if first_start else state)
+    java = find_java(settings.neo4j)
+    dist = fetch(quiet=quiet, version=settings.neo4j)
     for sub in ("data", "logs", "run", "import", "plugins"):
         (settings.home / sub).mkdir(parents=True, exist_ok=True)
     _write_conf(settings)
@@ -377,11 +461,6 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
     if not lib.exists():
         lib.symlink_to(dist / "lib")
 
-    password = state.get("password") if state.get("home") == str(settings.home) else None
-    first_start = (
-        not (settings.data_dir / "dbms" / "auth.ini").exists()
-        and not (settings.data_dir / "databases" / "system").exists()
-    )
     if first_start:
         password = secrets.token_urlsafe(18)
         _run_admin(java, settings, ["dbms", "set-initial-password", password])
@@ -398,7 +477,10 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
         f"-Xms{_heap_flag(settings.heap)}",
         f"-Xmx{_heap_flag(settings.heap)}",
         *JVM_FLAGS,
-        ENTRY_POINT,
+        # Java 23+ warns (24+: refuses by default) when sun.misc.Unsafe memory access is used; Neo4j's launcher
+        # allows it there, and so do we
+        *(["--sun-misc-unsafe-memory-access=allow"] if (_java_major(java) or 0) >= 23 else []),
+        entry_point(dist / "lib"),
         f"--home-dir={settings.home}",
         f"--config-dir={settings.home / 'conf'}",
         "--console-mode",
@@ -426,13 +508,33 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
             "home": str(settings.home),
             "bolt_port": settings.bolt_port,
             "http_port": settings.http_port,
-            "version": NEO4J_VERSION,
+            "version": settings.neo4j,
+            "java": java,
             "heap": settings.heap,
             "pagecache": settings.pagecache,
         }
     )
     _wait_ready(settings, password, proc.pid, t0 + settings.start_timeout)
     return {**status(settings), "already_running": False, "start_seconds": round(time.monotonic() - t0, 2)}
+
+
+def _home_version(settings: ServerSettings, state: dict | None) -> ServerSettings:
+    """The version to run on a home whose data exists (``state``: its server.json; None for a new home): the
+    version it was created with. Asking for another generation is an error (a store upgrade is one-way)."""
+    if not state or state.get("home") != str(settings.home) or not state.get("version"):
+        return settings
+    recorded = str(state["version"])
+    if not settings.explicit_version:
+        return dataclasses.replace(settings, neo4j=recorded)
+    if version_key(settings.neo4j)[:2] == version_key(recorded)[:2] or (
+        version_key(recorded)[0] >= 2025 and version_key(settings.neo4j) >= version_key(recorded)
+    ):
+        return settings  # a patch release of the same line, or a newer calendar release
+    raise ServerError(
+        f"the data in {settings.data_dir} was created by Neo4j {recorded}; this start asks for {settings.neo4j}",
+        fix=f"start it as it is (`kgmem server start --neo4j {recorded}`, or without --neo4j/KGMEM_NEO4J_VERSION), "
+        "or give the other version its own home (KGMEM_HOME=... with other ports)",
+    )
 
 
 def _running_settings(settings: ServerSettings, state: dict, pid: int) -> ServerSettings:
@@ -455,7 +557,13 @@ def _running_settings(settings: ServerSettings, state: dict, pid: int) -> Server
             fix="use it as it is (`kgmem server start` without ports, or `kgmem server status`), or run "
             "`kgmem server stop` first and start it again on the new ports",
         )
-    return dataclasses.replace(settings, bolt_port=int(bolt_port), http_port=int(http_port))
+    version = state.get("version") or settings.neo4j
+    if settings.explicit_version and version_key(version)[:2] != version_key(settings.neo4j)[:2]:
+        raise ServerError(
+            f"the server of {settings.home} already runs Neo4j {version} (pid {pid}); asked: {settings.neo4j}",
+            fix="use it as it is, or give the other version its own home (KGMEM_HOME=... with other ports)",
+        )
+    return dataclasses.replace(settings, bolt_port=int(bolt_port), http_port=int(http_port), neo4j=version)
 
 
 def _wait_ready(settings: ServerSettings, password: str | None, pid: int, deadline: float) -> None:
@@ -515,6 +623,8 @@ def status(settings: ServerSettings | None = None) -> dict:
     pid = running_pid(settings)
     bolt = state.get("bolt_port", settings.bolt_port) if pid else settings.bolt_port
     http = state.get("http_port", settings.http_port) if pid else settings.http_port
+    ours = state.get("home") == str(settings.home) and (settings.data_dir / "databases").exists()
+    version = (state.get("version") if ours else None) or settings.neo4j  # a home's data keeps its version
     return {
         "state": "running" if pid else "stopped",
         "pid": pid,
@@ -522,11 +632,12 @@ def status(settings: ServerSettings | None = None) -> dict:
         "http_port": http,
         "uri": f"bolt://127.0.0.1:{bolt}",
         "browser": f"http://127.0.0.1:{http}/browser/",
-        "version": NEO4J_VERSION,
+        "version": version,
+        "java_versions": list(supported_java(version)),
         "data_dir": str(settings.data_dir),
         "home": str(settings.home),
         "log": str(settings.log_file),
-        "jars": str(distribution_dir() / "lib"),
+        "jars": str(distribution_dir(version) / "lib"),
     }
 
 
