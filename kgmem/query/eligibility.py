@@ -18,15 +18,28 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Clause:
-    """One conjunct of the rule. ``cypher`` uses ``{m}`` for the memory and ``$name`` for its parameters."""
+    """One conjunct of the rule. ``cypher`` uses ``{m}`` for the memory and ``$name`` for its parameters.
+
+    ``in_index`` is the same conjunct as a predicate a vector index can apply while it searches (Neo4j
+    2026.x's ``SEARCH ... WHERE``: AND-ed equality or range predicates on properties the index lists in its
+    ``WITH [...]``, no OR, no NOT, no IS NULL), with ``index_properties`` the properties it needs there; None
+    where the conjunct cannot be said that way (it is then applied after the search, as on 5.26)."""
 
     params: tuple[str, ...]
     cypher: str
     meaning: str
+    in_index: str | None = None
+    index_properties: tuple[str, ...] = ()
 
 
 CLAUSES: tuple[Clause, ...] = (
-    Clause(("tenant",), "{m}.tenant = $tenant", "the graph's tenant, always"),
+    Clause(
+        ("tenant",),
+        "{m}.tenant = $tenant",
+        "the graph's tenant, always",
+        in_index="{m}.tenant = $tenant",
+        index_properties=("tenant",),
+    ),
     Clause((), "{m}.merged_into IS NULL", "not merged into a consolidated memory"),
     Clause(("user",), "($user IS NULL OR {m}.user = $user)", "the user, when given"),
     Clause(("kinds",), "($kinds IS NULL OR {m}.kind IN $kinds)", "the kinds, when given"),
@@ -43,6 +56,13 @@ CLAUSES: tuple[Clause, ...] = (
 
 # every parameter the rule takes, in a fixed order (the Filters fields that reach Cypher)
 PARAMS: tuple[str, ...] = tuple(dict.fromkeys(p for c in CLAUSES for p in c.params))
+# the properties a vector index lists in WITH [...] so it can filter by the rule's in-index conjuncts (2026.x)
+VECTOR_FILTER_PROPERTIES: tuple[str, ...] = tuple(dict.fromkeys(p for c in CLAUSES for p in c.index_properties))
+
+
+def in_index_where(m: str = "m") -> str:
+    """The rule's conjuncts a vector index can apply while it searches (``SEARCH ... WHERE``)."""
+    return " AND ".join(c.in_index.format(m=m) for c in CLAUSES if c.in_index)
 
 
 def where(m: str = "m", indent: str = "", *, tenant: bool = True, continued: bool = False) -> str:
@@ -152,18 +172,95 @@ CALL () {{
 }}"""
 
 
-def channel_block(name: str) -> str:
-    """The CALL block of one index channel (``vector``, ``keyword``, ``context_vector``, ...)."""
+# Neo4j 2026.x (generation "v2026"): the index itself keeps only the tenant's memories (the in-index conjuncts
+# of the rule) and returns the $vector_fetch nearest of those; the rest of the rule is applied after it, as on
+# 5.26. SEARCH needs a MATCH of one node pattern; its rows are ordered by score here (the procedure's were).
+_VECTOR_SEARCH = """\
+MATCH (m:Memory)
+  SEARCH m IN (VECTOR INDEX {index} FOR $vector WHERE {in_index} LIMIT {limit}) SCORE AS score"""
+
+_VECTOR_BLOCK_2026 = """\
+CALL () {{
+  {search}
+  WITH m, score ORDER BY score DESC, m.id ASC
+  WITH collect({{m: m, score: score}}) AS rows
+  WITH size(rows) AS fetched,
+       [row IN rows WHERE
+{where}
+        | {{id: row.m.id, score: row.score}}] AS eligible
+  RETURN fetched AS {name}_fetched, size(eligible) AS {name}_eligible, eligible[0..$depth] AS {name}
+}}"""
+
+
+def vector_search(index: str, limit: str, indent: str = "") -> str:
+    """``MATCH (m:Memory) SEARCH m IN (VECTOR INDEX <index> ... WHERE <in-index rule> LIMIT <limit>)``."""
+    text = _VECTOR_SEARCH.format(index=index, in_index=in_index_where("m"), limit=limit)
+    return "\n".join(indent + line if i else line for i, line in enumerate(text.split("\n")))
+
+
+def channel_block(name: str, generation: str | None = None) -> str:
+    """The CALL block of one index channel (``vector``, ``keyword``, ``context_vector``, ...); ``generation``
+    ``v2026`` gives the vector channels' in-index filtered search of Neo4j 2026.x."""
     rule = where("row.m", "          ")
     if name in VECTOR_INDEXES:
+        if generation == "v2026":
+            search = vector_search(VECTOR_INDEXES[name], "$vector_fetch", "  ")
+            return _VECTOR_BLOCK_2026.format(search=search, name=name, where=rule)
         return _VECTOR_BLOCK.format(index=VECTOR_INDEXES[name], name=name, where=rule)
     return _KEYWORD_BLOCK.format(index=KEYWORD_INDEXES[name], name=name, where=rule)
 
 
-def cog_channels(*names: str) -> None:
+def cog_channels(*names: str, generation: str | None = None) -> None:
     import cog
 
-    cog.outl("\n".join(channel_block(n) for n in names))
+    cog.outl("\n".join(channel_block(n, generation) for n in names))
+
+
+def cog_vector_search_by_index(limit: str = "$fetch") -> None:
+    """recall/v2026/vector: one SEARCH per vector index, the one named by $index chosen (an index name in
+    SEARCH is an identifier, never a parameter). Yields ``m``, ``score``."""
+    import cog
+
+    branches = []
+    for index in VECTOR_INDEXES.values():
+        branches.append(
+            f"  WITH 1 AS one WHERE $index = '{index}'\n  {vector_search(index, limit, '  ')}\n  RETURN m, score"
+        )
+    cog.outl("CALL () {\n" + "\n  UNION ALL\n".join(branches) + "\n}")
+
+
+# ---------------------------------------------------------------------------- the vector indexes
+# The vector indexes of cypher/schema: on Neo4j 2026.x (cypher/schema/v2026) they also carry the properties
+# the in-index conjuncts need (WITH [m.tenant]); on 5.26 they cannot.
+VECTOR_INDEX_PROPERTY = {
+    "memory_embedding": "embedding",
+    "memory_context_embedding": "context_embedding",
+    "memory_wide_embedding": "wide_embedding",
+}
+
+
+def vector_index_statement(index: str, generation: str | None = None) -> str:
+    prop = VECTOR_INDEX_PROPERTY[index]
+    with_ = ""
+    if generation == "v2026":
+        with_ = "\nWITH [" + ", ".join(f"m.{p}" for p in VECTOR_FILTER_PROPERTIES) + "]"
+    return (
+        f"CREATE VECTOR INDEX {index} IF NOT EXISTS\n"
+        f"FOR (m:Memory) ON m.{prop}{with_}\n"
+        "OPTIONS {indexConfig: {\n"
+        "  `vector.dimensions`: 384,\n"
+        "  `vector.similarity_function`: 'cosine',\n"
+        "  `vector.quantization.enabled`: false,\n"
+        "  `vector.hnsw.m`: 16,\n"
+        "  `vector.hnsw.ef_construction`: 100\n"
+        "}}"
+    )
+
+
+def cog_vector_index(index: str, generation: str | None = None) -> None:
+    import cog
+
+    cog.outl(vector_index_statement(index, generation))
 
 
 # ---------------------------------------------------------------------------- what a hit shows

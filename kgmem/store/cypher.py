@@ -4,6 +4,11 @@ Each ``cypher/<group>/<name>.cypher`` file holds one statement. Its header is ``
 (``// name:``, ``// params:``, ``// returns:`` and free text) followed by ``:param`` lines that make the file
 paste-and-run in Neo4j Browser; the loader keeps only the statement. Queries are addressed as
 ``"group/name"``. The files are the single home of kgmem's Cypher: Python never builds Cypher text.
+
+Where a server generation needs other Cypher (Neo4j 2026.x's in-index filtered vector search), the variant
+lives beside the statement as ``cypher/<group>/<generation>/<name>.cypher`` (for example
+``recall/v2026/vector``) with the same parameters; :class:`~kgmem.store.Store` runs the variant of the
+generation it detected on its server (:func:`variant`), the base statement everywhere else.
 """
 
 from __future__ import annotations
@@ -119,6 +124,47 @@ def load(name: str) -> Query:
 def names() -> list[str]:
     root = cypher_root()
     return sorted(str(p.relative_to(root).with_suffix("")) for p in root.rglob("*.cypher"))
+
+
+# server generations that have statement variants, newest first (kgmem.store.server.ServerInfo.generation)
+GENERATIONS = ("v2026",)
+
+
+def generation_of(name: str) -> str | None:
+    """The generation a statement name is a variant for (``recall/v2026/vector`` -> ``v2026``), else None."""
+    parts = name.split("/")
+    return parts[1] if len(parts) >= 3 and parts[1] in GENERATIONS else None
+
+
+def base_of(name: str) -> str:
+    """The statement a variant stands in for (``recall/v2026/vector`` -> ``recall/vector``)."""
+    if generation_of(name) is None:
+        return name
+    group, _, *rest = name.split("/")
+    return "/".join([group, *rest])
+
+
+@cache
+def variants() -> dict[str, dict[str, str]]:
+    """{base statement: {generation: variant name}} for every statement that has a variant."""
+    out: dict[str, dict[str, str]] = {}
+    for n in names():
+        gen = generation_of(n)
+        if gen is not None:
+            out.setdefault(base_of(n), {})[gen] = n
+    return out
+
+
+def variant(name: str, generation: str | None) -> str:
+    """The statement to run for ``name`` on a server of ``generation``: its variant there, else ``name``."""
+    if generation is None:
+        return name
+    return variants().get(name, {}).get(generation, name)
+
+
+def base_names() -> list[str]:
+    """Every statement that is not a generation's variant."""
+    return [n for n in names() if generation_of(n) is None]
 
 
 def all_queries() -> list[Query]:

@@ -5,6 +5,11 @@ The schema is applied once per database and schema version, not on every command
 definitions) in a ``:KgmemSchema`` node, and :func:`is_current` — two cheap reads, the version node and
 ``SHOW INDEXES`` — tells a new process whether it can skip the schema step. Another version, a missing node,
 or one of kgmem's indexes missing, not ONLINE or of another definition makes it apply the schema again.
+
+The schema depends on the server's generation (:attr:`kgmem.store.capabilities.ServerInfo.generation`): on
+Neo4j 2026.x the vector indexes are created ``WITH [m.tenant]`` (``cypher/schema/v2026``) so recall filters
+inside them. Their version hashes those files, and an index of the same name without the extra property (made
+on 5.26, or by an older kgmem) is of another definition: it is dropped and built again from the stored vectors.
 """
 
 from __future__ import annotations
@@ -45,64 +50,90 @@ EXPECTED_PROPERTIES = {
 }
 EXPECTED = tuple(EXPECTED_PROPERTIES)
 CONSTRAINTS = {"memory_key", "entity_key", "tombstone_key"}
+VECTOR_INDEXES = {"memory_embedding", "memory_context_embedding", "memory_wide_embedding"}
 
 
-def schema_statements() -> list[str]:
-    return [n for n in cypher.names() if n.startswith("schema/")]
+def expected_properties(generation: str | None = None) -> dict[str, list[str]]:
+    """The properties each kgmem index covers on a server of ``generation``: on 2026.x (``v2026``) the
+    vector indexes also list the properties recall filters on inside them (SHOW INDEXES reports the WITH
+    properties after the vector property)."""
+    if generation != "v2026":
+        return EXPECTED_PROPERTIES
+    from ..query.eligibility import VECTOR_FILTER_PROPERTIES
+
+    return {
+        n: [*props, *VECTOR_FILTER_PROPERTIES] if n in VECTOR_INDEXES else props
+        for n, props in EXPECTED_PROPERTIES.items()
+    }
 
 
-@lru_cache(maxsize=1)
-def version() -> str:
-    """The schema version: kgmem's version + every ``cypher/schema`` file's name and text + the expected
-    index definitions, hashed (``<kgmem version>+<12 hex digits>``)."""
+def schema_statements(generation: str | None = None) -> list[str]:
+    """The schema statements in file order, each the variant of ``generation`` where it has one."""
+    return [cypher.variant(n, generation) for n in cypher.base_names() if n.startswith("schema/")]
+
+
+@lru_cache(maxsize=4)
+def version(generation: str | None = None) -> str:
+    """The schema version: kgmem's version + every schema statement's name and text (those of the server's
+    ``generation``) + the expected index definitions, hashed (``<kgmem version>+<12 hex digits>``)."""
     from .. import __version__
 
     digest = hashlib.sha256(f"kgmem={__version__}\n".encode())
-    for name in schema_statements():
+    for name in schema_statements(generation):
         digest.update(f"{name}\n{cypher.load(name).text}\n".encode())
-    digest.update(repr(sorted(EXPECTED_PROPERTIES.items())).encode())
+    digest.update(repr(sorted(expected_properties(generation).items())).encode())
     return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
-def indexes_ok(rows: list[dict]) -> bool:
+def indexes_ok(rows: list[dict], generation: str | None = None) -> bool:
     """Every kgmem index is there, ONLINE and of the expected definition (``admin/index_states`` rows)."""
-    ours = {r["name"]: r for r in rows if r["name"] in EXPECTED_PROPERTIES}
+    expected = expected_properties(generation)
+    ours = {r["name"]: r for r in rows if r["name"] in expected}
     return all(
-        n in ours
-        and ours[n]["state"] == "ONLINE"
-        and (n in CONSTRAINTS or ours[n]["properties"] == EXPECTED_PROPERTIES[n])
+        n in ours and ours[n]["state"] == "ONLINE" and (n in CONSTRAINTS or ours[n]["properties"] == expected[n])
         for n in EXPECTED
     )
 
 
 def is_current(store: Store) -> bool:
-    """True when this database has kgmem's schema of :func:`version` and all its indexes ONLINE (two reads)."""
-    rows = store.read("admin/schema_version", version=version())
+    """True when this database has kgmem's schema of :func:`version` and all its indexes ONLINE (two reads,
+    and the server's version once per connection)."""
+    generation = store.server_info().generation
+    rows = store.read("admin/schema_version", version=version(generation))
     if not rows or not rows[0]["applied"]:
         return False
-    return indexes_ok(store.read("admin/index_states"))
+    return indexes_ok(store.read("admin/index_states"), generation)
 
 
 def record(store: Store) -> None:
     from .. import __version__
 
+    generation = store.server_info().generation
     store.write(
-        "admin/schema_version_set", version=version(), kgmem_version=__version__, schema_files=len(schema_statements())
+        "admin/schema_version_set",
+        version=version(generation),
+        kgmem_version=__version__,
+        schema_files=len(schema_statements(generation)),
     )
+
+
+def stale_indexes(rows: list[dict], generation: str | None = None) -> list[str]:
+    """kgmem's indexes (not constraints) that exist under their name with another definition."""
+    expected = expected_properties(generation)
+    return [
+        r["name"]
+        for r in rows
+        if r["name"] in expected and r["name"] not in CONSTRAINTS and r["properties"] != expected[r["name"]]
+    ]
 
 
 def apply(store: Store, *, timeout: float = 300.0) -> list[dict]:
     """Create what is missing, then block until all kgmem indexes are ONLINE. Returns the index list."""
-    stale = [
-        r["name"]
-        for r in store.read("admin/index_states")
-        if r["name"] in EXPECTED_PROPERTIES
-        and r["name"] not in CONSTRAINTS
-        and r["properties"] != EXPECTED_PROPERTIES[r["name"]]
-    ]
-    for name in stale:  # an index kept under its name from an older definition
+    generation = store.server_info().generation
+    for name in stale_indexes(store.read("admin/index_states"), generation):
+        # an index kept under its name from an older definition (or made on 5.26, before a store upgrade)
         store.auto_commit("admin/drop_stale_index", index_name=name)
-    for name in schema_statements():
+    for name in schema_statements(generation):
         store.auto_commit(name)
     indexes = wait_online(store, timeout=timeout)
     record(store)

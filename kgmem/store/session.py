@@ -11,6 +11,7 @@ import contextlib
 import datetime as _dt
 import logging
 import random
+import threading
 import time
 from typing import Any, Callable, Iterator, TypeVar
 
@@ -22,6 +23,7 @@ from neo4j import time as ntime
 from ..config import Connection, resolve_connection
 from ..errors import DatabaseError, DatabaseUnavailable, InputError, KgmemError
 from . import cypher
+from .capabilities import ServerInfo
 
 log = logging.getLogger("kgmem.store")
 T = TypeVar("T")
@@ -147,11 +149,12 @@ def _transient_retry(fn: Callable[[], T]) -> T:
 class Tx:
     """A transaction handed to :meth:`Store.write_tx` / :meth:`Store.read_tx` callbacks."""
 
-    def __init__(self, tx: neo4j.ManagedTransaction):
+    def __init__(self, tx: neo4j.ManagedTransaction, resolve: Callable[[str], str] = lambda name: name):
         self._tx = tx
+        self._resolve = resolve
 
     def run(self, statement_: str, /, **params: Any) -> list[dict]:
-        q = _checked(statement_, params)
+        q = _checked(self._resolve(statement_), params)
         return [_record_dict(r) for r in self._tx.run(q.text, to_params(params))]
 
 
@@ -181,12 +184,33 @@ class Store:
                 max_transaction_retry_time=8,
                 notifications_min_severity="OFF",
             )
+        self._server_info: ServerInfo | None = None
+        self._server_info_lock = threading.Lock()
 
     @classmethod
     def connect(
         cls, uri: str | None = None, user: str | None = None, password: str | None = None, database: str | None = None
     ) -> Store:
         return cls(resolve_connection(uri, user, password, database))
+
+    # ------------------------------------------------------------------ the server and its generation
+
+    def server_info(self) -> ServerInfo:
+        """The server's version and capabilities, read once per connection (``admin/server_components``)."""
+        if self._server_info is None:
+            with self._server_info_lock:
+                if self._server_info is None:
+                    rows = self._execute("admin/server_components", {}, RoutingControl.READ, resolve=False)
+                    self._server_info = ServerInfo.from_components(rows)
+                    log.debug("server %s: %s", self.connection.uri, self._server_info.to_dict())
+        return self._server_info
+
+    def resolve(self, name: str) -> str:
+        """The statement that runs for ``name`` on this server: its variant for the server's generation
+        (``recall/v2026/vector`` on Neo4j 2026.02+), else ``name`` itself. Detects the server on first need."""
+        if name not in cypher.variants():
+            return name
+        return cypher.variant(name, self.server_info().generation)
 
     # ------------------------------------------------------------------ running statements
 
@@ -200,8 +224,8 @@ class Store:
     def write(self, statement_: str, /, **params: Any) -> list[dict]:
         return self._execute(statement_, params, RoutingControl.WRITE)
 
-    def _execute(self, name: str, params: dict, routing: RoutingControl) -> list[dict]:
-        q = _checked(name, params)
+    def _execute(self, name: str, params: dict, routing: RoutingControl, *, resolve: bool = True) -> list[dict]:
+        q = _checked(self.resolve(name) if resolve else name, params)
         with mapped_errors(self.connection.uri):
             result = _transient_retry(
                 lambda: self._driver.execute_query(q.text, to_params(params), routing_=routing, database_=self.database)
@@ -213,7 +237,7 @@ class Store:
 
         def once() -> T:
             with self._driver.session(database=self.database) as s:
-                return s.execute_write(lambda tx: fn(Tx(tx)))
+                return s.execute_write(lambda tx: fn(Tx(tx, self.resolve)))
 
         with mapped_errors(self.connection.uri):
             return _transient_retry(once)
@@ -223,7 +247,7 @@ class Store:
             mapped_errors(self.connection.uri),
             self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as s,
         ):
-            return s.execute_read(lambda tx: fn(Tx(tx)))
+            return s.execute_read(lambda tx: fn(Tx(tx, self.resolve)))
 
     def run_raw(self, name: str, params: dict, *, write: bool) -> list[dict]:
         """Run a named statement with exactly ``params`` (used by ``kgmem cypher --run`` and the file tests)."""
@@ -248,15 +272,15 @@ class Store:
                 tx.rollback()
 
     def explain(self, name: str, params: dict) -> dict:
-        """The plan Neo4j would use for a named statement (EXPLAIN: nothing runs)."""
-        q = cypher.load(name)
+        """The plan Neo4j would use for a named statement, or the variant this server runs (EXPLAIN: nothing runs)."""
+        q = cypher.load(self.resolve(name))
         with mapped_errors(self.connection.uri):
             result = self._driver.execute_query("EXPLAIN " + q.text, to_params(params), database_=self.database)
         return result.summary.plan or {}
 
     def auto_commit(self, statement_: str, /, **params: Any) -> list[dict]:
         """Schema statements must run outside an explicit transaction."""
-        q = _checked(statement_, params)
+        q = _checked(self.resolve(statement_), params)
         with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
             return [_record_dict(r) for r in s.run(q.text, to_params(params))]
 

@@ -31,10 +31,17 @@ def demo_loaded(store, embedder):
 def test_statement_runs_with_its_header_params(store, demo_loaded, name):
     if name in SKIP:
         pytest.skip("drops a live index; covered by test_rebuild_indexes")
+    generation = cypher.generation_of(name)
+    if generation is not None and store.server_info().generation != generation:
+        pytest.skip(
+            f"a {generation} statement; this server is Neo4j {store.server_info().version} (CI runs it on 2026.x)"
+        )
     q = cypher.load(name)
     params = store.evaluate(dict(q.example_params))
     assert set(params) == set(q.params), f"{name}: header params {sorted(params)} vs statement {sorted(q.params)}"
     if name in AUTO_COMMIT:
+        if name.startswith("schema/") and cypher.variant(name, store.server_info().generation) != name:
+            return  # another generation's index definition: creating it here would replace this server's
         store.run_raw(name, params, write=True)  # idempotent (IF NOT EXISTS) or a scratch tenant
         return
     rows = store.dry_run(name, params)  # rolled back: reads and writes alike leave nothing behind

@@ -38,6 +38,11 @@ def _operators(plan: dict) -> list[str]:
 
 @pytest.mark.parametrize("name", HOT)
 def test_statement_uses_indexes(store, name):
+    generation = cypher.generation_of(name)
+    if generation is not None and store.server_info().generation != generation:
+        pytest.skip(
+            f"a {generation} statement; this server is Neo4j {store.server_info().version} (CI runs it on 2026.x)"
+        )
     q = cypher.load(name)
     plan = store.explain(name, store.evaluate(dict(q.example_params)))
     ops = _operators(plan)

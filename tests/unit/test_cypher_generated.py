@@ -31,6 +31,11 @@ def test_every_recall_statement_that_filters_is_generated():
         "recall/entity",
         "recall/eligible_count",
         "recall/details",
+        "recall/v2026/candidates",
+        "recall/v2026/vector",
+        "schema/v2026/04_memory_embedding",
+        "schema/v2026/18_memory_context_embedding",
+        "schema/v2026/19_memory_wide_embedding",
     } <= names
 
 
@@ -48,7 +53,9 @@ def test_a_stale_expansion_fails_the_check(tmp_path):
 def test_each_statement_applies_the_whole_rule_once_per_channel():
     for name, channels in (
         ("recall/candidates", 6 + 1),
+        ("recall/v2026/candidates", 6 + 1),
         ("recall/vector", 1),
+        ("recall/v2026/vector", 1),
         ("recall/keyword", 1),
         ("recall/entity", 1),
     ):
@@ -63,7 +70,9 @@ def test_the_filters_parameter_names_come_from_the_rule():
     assert set(eligibility.PARAMS) <= fields
     for name in (
         "recall/candidates",
+        "recall/v2026/candidates",
         "recall/vector",
+        "recall/v2026/vector",
         "recall/vector_exact",
         "recall/keyword",
         "recall/entity",

@@ -1,0 +1,209 @@
+// name: recall/v2026/candidates
+// Neo4j 2026.x: as recall/candidates, but the vector channels search inside the index by tenant (SEARCH ... WHERE
+// m.tenant = $tenant over indexes created WITH [m.tenant]), so $vector_fetch are the tenant's nearest.
+// Every channel in one round trip, each after the eligibility filters (tenant, not merged, user, kinds, time
+// window, as-of, current-only), plus what a hit shows:
+//   vector, context_vector, wide_vector — $vector_fetch nearest from the HNSW index over the memory's own
+//             vector / its derived stream context (kgmem/derived/context.py), kept when eligible, best $depth;
+//   keyword, context_keyword, window_keyword — $keyword_fetch best from the fulltext index over the memory's
+//             text / its stream context for $lucene (escaped user words; null = skip);
+//   entity  — entities named in the question (the entity matcher) → memories mentioning them, by entities
+//             matched, then cosine.
+// The eligibility rule, the channel blocks, the entity matcher and the hit map are expanded from
+// kgmem/query/eligibility.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
+// they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
+// params: $vector (list of 384 floats), $vector_fetch (int), $lucene (string or null), $keyword_fetch (int),
+//         $entity_lucene (string or null: the question's words, names at full weight, for the entity lookup),
+//         $question_key (string), $named_keys (list of strings), $max_mentions (int), $depth (int),
+//         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
+//         $at (datetime or null), $include_superseded (bool), $kinds (list of strings or null)
+// returns: <channel>_fetched, <channel>_eligible, <channel> (list of {id, score}) for each index channel,
+//          entities (list of {key, name}), entity (list of {id, score}), details (list of hit maps)
+:param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
+:param vector_fetch => 100;
+:param lucene => 'ravi onboarding';
+:param entity_lucene => 'ravi onboarding';
+:param keyword_fetch => 100;
+:param question_key => ' what did ravi say about onboarding ';
+:param named_keys => ['ravi'];
+:param max_mentions => 300;
+:param depth => 50;
+:param tenant => 'demo';
+:param user => null;
+:param start => null;
+:param end => null;
+:param at => null;
+:param include_superseded => false;
+:param kinds => null;
+CYPHER 25
+// [[[cog from kgmem.query.eligibility import cog_channels; cog_channels("vector", "keyword", "context_vector", "wide_vector", "context_keyword", "window_keyword", generation="v2026") ]]]
+CALL () {
+  MATCH (m:Memory)
+    SEARCH m IN (VECTOR INDEX memory_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_fetch) SCORE AS score
+  WITH m, score ORDER BY score DESC, m.id ASC
+  WITH collect({m: m, score: score}) AS rows
+  WITH size(rows) AS fetched,
+       [row IN rows WHERE
+          row.m.tenant = $tenant
+          AND row.m.merged_into IS NULL
+          AND ($user IS NULL OR row.m.user = $user)
+          AND ($kinds IS NULL OR row.m.kind IN $kinds)
+          AND ($start IS NULL OR row.m.at >= $start)
+          AND ($end IS NULL OR row.m.at < $end)
+          AND (($at IS NULL AND ($include_superseded OR row.m.valid_to IS NULL))
+               OR ($at IS NOT NULL AND row.m.at <= $at
+                   AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at)))
+        | {id: row.m.id, score: row.score}] AS eligible
+  RETURN fetched AS vector_fetched, size(eligible) AS vector_eligible, eligible[0..$depth] AS vector
+}
+CALL () {
+  OPTIONAL CALL db.index.fulltext.queryNodes('memory_text', coalesce($lucene, 'kgmem-no-keyword-query'),
+                                             {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
+  YIELD node, score
+  WITH [r IN collect({m: node, score: score}) WHERE $lucene IS NOT NULL AND r.m IS NOT NULL] AS rows
+  WITH size(rows) AS fetched,
+       [row IN rows WHERE
+          row.m.tenant = $tenant
+          AND row.m.merged_into IS NULL
+          AND ($user IS NULL OR row.m.user = $user)
+          AND ($kinds IS NULL OR row.m.kind IN $kinds)
+          AND ($start IS NULL OR row.m.at >= $start)
+          AND ($end IS NULL OR row.m.at < $end)
+          AND (($at IS NULL AND ($include_superseded OR row.m.valid_to IS NULL))
+               OR ($at IS NOT NULL AND row.m.at <= $at
+                   AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at)))
+        | {id: row.m.id, score: row.score}] AS eligible
+  RETURN fetched AS keyword_fetched, size(eligible) AS keyword_eligible, eligible[0..$depth] AS keyword
+}
+CALL () {
+  MATCH (m:Memory)
+    SEARCH m IN (VECTOR INDEX memory_context_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_fetch) SCORE AS score
+  WITH m, score ORDER BY score DESC, m.id ASC
+  WITH collect({m: m, score: score}) AS rows
+  WITH size(rows) AS fetched,
+       [row IN rows WHERE
+          row.m.tenant = $tenant
+          AND row.m.merged_into IS NULL
+          AND ($user IS NULL OR row.m.user = $user)
+          AND ($kinds IS NULL OR row.m.kind IN $kinds)
+          AND ($start IS NULL OR row.m.at >= $start)
+          AND ($end IS NULL OR row.m.at < $end)
+          AND (($at IS NULL AND ($include_superseded OR row.m.valid_to IS NULL))
+               OR ($at IS NOT NULL AND row.m.at <= $at
+                   AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at)))
+        | {id: row.m.id, score: row.score}] AS eligible
+  RETURN fetched AS context_vector_fetched, size(eligible) AS context_vector_eligible, eligible[0..$depth] AS context_vector
+}
+CALL () {
+  MATCH (m:Memory)
+    SEARCH m IN (VECTOR INDEX memory_wide_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_fetch) SCORE AS score
+  WITH m, score ORDER BY score DESC, m.id ASC
+  WITH collect({m: m, score: score}) AS rows
+  WITH size(rows) AS fetched,
+       [row IN rows WHERE
+          row.m.tenant = $tenant
+          AND row.m.merged_into IS NULL
+          AND ($user IS NULL OR row.m.user = $user)
+          AND ($kinds IS NULL OR row.m.kind IN $kinds)
+          AND ($start IS NULL OR row.m.at >= $start)
+          AND ($end IS NULL OR row.m.at < $end)
+          AND (($at IS NULL AND ($include_superseded OR row.m.valid_to IS NULL))
+               OR ($at IS NOT NULL AND row.m.at <= $at
+                   AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at)))
+        | {id: row.m.id, score: row.score}] AS eligible
+  RETURN fetched AS wide_vector_fetched, size(eligible) AS wide_vector_eligible, eligible[0..$depth] AS wide_vector
+}
+CALL () {
+  OPTIONAL CALL db.index.fulltext.queryNodes('memory_context_text', coalesce($lucene, 'kgmem-no-keyword-query'),
+                                             {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
+  YIELD node, score
+  WITH [r IN collect({m: node, score: score}) WHERE $lucene IS NOT NULL AND r.m IS NOT NULL] AS rows
+  WITH size(rows) AS fetched,
+       [row IN rows WHERE
+          row.m.tenant = $tenant
+          AND row.m.merged_into IS NULL
+          AND ($user IS NULL OR row.m.user = $user)
+          AND ($kinds IS NULL OR row.m.kind IN $kinds)
+          AND ($start IS NULL OR row.m.at >= $start)
+          AND ($end IS NULL OR row.m.at < $end)
+          AND (($at IS NULL AND ($include_superseded OR row.m.valid_to IS NULL))
+               OR ($at IS NOT NULL AND row.m.at <= $at
+                   AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at)))
+        | {id: row.m.id, score: row.score}] AS eligible
+  RETURN fetched AS context_keyword_fetched, size(eligible) AS context_keyword_eligible, eligible[0..$depth] AS context_keyword
+}
+CALL () {
+  OPTIONAL CALL db.index.fulltext.queryNodes('memory_window_text', coalesce($lucene, 'kgmem-no-keyword-query'),
+                                             {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
+  YIELD node, score
+  WITH [r IN collect({m: node, score: score}) WHERE $lucene IS NOT NULL AND r.m IS NOT NULL] AS rows
+  WITH size(rows) AS fetched,
+       [row IN rows WHERE
+          row.m.tenant = $tenant
+          AND row.m.merged_into IS NULL
+          AND ($user IS NULL OR row.m.user = $user)
+          AND ($kinds IS NULL OR row.m.kind IN $kinds)
+          AND ($start IS NULL OR row.m.at >= $start)
+          AND ($end IS NULL OR row.m.at < $end)
+          AND (($at IS NULL AND ($include_superseded OR row.m.valid_to IS NULL))
+               OR ($at IS NOT NULL AND row.m.at <= $at
+                   AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at)))
+        | {id: row.m.id, score: row.score}] AS eligible
+  RETURN fetched AS window_keyword_fetched, size(eligible) AS window_keyword_eligible, eligible[0..$depth] AS window_keyword
+}
+// [[[end]]]
+// [[[cog from kgmem.query.eligibility import cog_entity_channel; cog_entity_channel() ]]]
+CALL () {
+  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($entity_lucene, 'kgmem-no-keyword-query'),
+                                             {limit: 200})
+  YIELD node AS e
+  WITH e WHERE e IS NOT NULL AND $entity_lucene IS NOT NULL AND e.tenant = $tenant
+    AND $question_key CONTAINS (' ' + e.key + ' ')
+    AND (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
+    AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions
+  RETURN collect(DISTINCT e) AS ents
+}
+CALL (ents) {
+  UNWIND ents AS e
+  MATCH (e)<-[:MENTIONS]-(m:Memory)
+  WHERE m.tenant = $tenant
+        AND m.merged_into IS NULL
+        AND ($user IS NULL OR m.user = $user)
+        AND ($kinds IS NULL OR m.kind IN $kinds)
+        AND ($start IS NULL OR m.at >= $start)
+        AND ($end IS NULL OR m.at < $end)
+        AND (($at IS NULL AND ($include_superseded OR m.valid_to IS NULL))
+             OR ($at IS NOT NULL AND m.at <= $at
+                 AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at)))
+  WITH m, count(DISTINCT e) AS matched
+  WITH m, matched, vector.similarity.cosine(m.embedding, $vector) AS score
+  ORDER BY matched DESC, score DESC, m.id ASC
+  LIMIT $depth
+  RETURN collect({id: m.id, score: score}) AS entity
+}
+// [[[end]]]
+WITH vector_fetched, vector_eligible, vector, keyword_fetched, keyword_eligible, keyword,
+     context_vector_fetched, context_vector_eligible, context_vector, wide_vector_fetched, wide_vector_eligible,
+     wide_vector, context_keyword_fetched, context_keyword_eligible, context_keyword, window_keyword_fetched,
+     window_keyword_eligible, window_keyword, entity, ents,
+     [e IN ents | {key: e.key, name: e.name}] AS entities, [e IN ents | e.key] AS ent_keys
+CALL (vector, keyword, context_vector, wide_vector, context_keyword, window_keyword, entity, ent_keys) {
+  UNWIND vector + keyword + context_vector + wide_vector + context_keyword + window_keyword + entity AS hit
+  WITH DISTINCT hit.id AS wanted
+  MATCH (m:Memory {tenant: $tenant, id: wanted})
+  RETURN collect(
+  // [[[cog from kgmem.query.eligibility import cog_hit_map; cog_hit_map('    ', ') AS details', keys='ent_keys') ]]]
+  {id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,
+   subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,
+   valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,
+   stream: m.stream, user: m.user, causes: COUNT { (m)-[:CAUSED_BY]->(:Memory) },
+   mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN ent_keys | e.key],
+   similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,
+   context_similarity: CASE WHEN m.context_embedding IS NULL THEN null
+                       ELSE vector.similarity.cosine(m.context_embedding, $vector) END}) AS details
+  // [[[end]]]
+}
+RETURN vector_fetched, vector_eligible, vector, keyword_fetched, keyword_eligible, keyword,
+       context_vector_fetched, context_vector_eligible, context_vector, wide_vector_fetched, wide_vector_eligible,
+       wide_vector, context_keyword_fetched, context_keyword_eligible, context_keyword, window_keyword_fetched,
+       window_keyword_eligible, window_keyword, entities, entity, details

@@ -1,0 +1,19 @@
+// name: schema/v2026/04_memory_embedding
+// Native HNSW vector index over Memory.embedding: all-MiniLM-L6-v2, 384 dimensions, cosine, no quantization.
+// Neo4j 2026.x: the index also carries m.tenant (WITH [...]), so SEARCH ... WHERE m.tenant = $tenant filters
+// inside the index (recall/v2026/*); an index of the same name without it is dropped and created again.
+// params: none
+// returns: nothing
+CYPHER 25
+// [[[cog from kgmem.query.eligibility import cog_vector_index; cog_vector_index('memory_embedding', 'v2026') ]]]
+CREATE VECTOR INDEX memory_embedding IF NOT EXISTS
+FOR (m:Memory) ON m.embedding
+WITH [m.tenant]
+OPTIONS {indexConfig: {
+  `vector.dimensions`: 384,
+  `vector.similarity_function`: 'cosine',
+  `vector.quantization.enabled`: false,
+  `vector.hnsw.m`: 16,
+  `vector.hnsw.ef_construction`: 100
+}}
+// [[[end]]]
