@@ -209,8 +209,8 @@ def recall(
             "channels": {name: c.to_dict() for name, c in found.items()},
             "fused": [{"id": f.id, "score": round(f.score, 6), "ranks": f.ranks} for f in fused[:depth]],
             "judgements": [{"id": h.id, "confident": j.confident, "why": j.why} for h, j in zip(hits, judgements)],
-            "cypher": {
-                n: cypher.load(n).path.name
+            "cypher": {  # the file that ran: the server generation's variant where there is one
+                n: cypher.load(store.resolve(n)).path.relative_to(cypher.cypher_root()).as_posix()
                 for n in (
                     "recall/candidates",
                     "recall/vector",

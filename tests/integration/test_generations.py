@@ -132,6 +132,7 @@ def test_recall_runs_the_generation_s_candidates_statement(recording, embedder, 
     res = mg.recall("small 3", k=5, explain=True)
     want = "recall/v2026/candidates" if _generation(recording) == "v2026" else "recall/candidates"
     assert want in recording.ran, recording.ran
+    assert res.explain["cypher"]["recall/candidates"] == f"{want}.cypher"  # the manifest names the file that ran
     vec = embedder.encode_query(res.explain["ranking_text"])
     vector_ids = res.explain["channels"]["vector"]["ids"]
     assert vector_ids and all(i.startswith("small-") for i in vector_ids)
