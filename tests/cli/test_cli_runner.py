@@ -328,13 +328,13 @@ def test_cypher_prints_a_statement_and_lists_names(kg):
     assert any(ln.split()[0] == "why/roots" for ln in listing.stdout.splitlines() if ln.strip())
 
 
-def test_server_status_json(kg, neo4j_connection):
+def test_server_status_json(kg, neo4j_connection, store):
     res = kg("server", "status", "--json", conn=False)
     out = ok_json(res)
     check(out, shapes.SERVER_STATUS)
     if neo4j_connection[3] == "local-server":
         assert out["state"] == "running"
-        assert out["version"].startswith("5.26.")
+        assert out["version"] == store.server_info().version  # the version the running server reports
 
 
 @pytest.mark.parametrize(
