@@ -34,7 +34,9 @@ _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 def from_epoch(ts: list[int] | None) -> dt.datetime | None:
     """[epoch seconds, nanoseconds] (how the recall statements return times) → aware UTC datetime (µs)."""
-    return None if ts is None else _EPOCH + dt.timedelta(seconds=ts[0], microseconds=ts[1] // 1000)
+    if ts is None or ts[0] is None:  # no time (or a node deleted while the query read it: every property null)
+        return None
+    return _EPOCH + dt.timedelta(seconds=ts[0], microseconds=ts[1] // 1000)
 
 
 def cosine(normalised: float | None) -> float | None:

@@ -129,7 +129,7 @@ def recall(
     seen_text: dict[tuple, Hit] = {}
     for f in top:
         rec = details.get(f.id)
-        if rec is None:
+        if rec is None or rec.get("text") is None:  # gone: forgotten by a transaction that committed meanwhile
             continue
         hit = Hit.from_record(rec)
         key = (clean_text(hit.text).casefold(), hit.at)
