@@ -148,6 +148,17 @@ def test_params_then_body_shows_the_result_table(neo4j_connection, store, demo_t
 
             frames = page.locator("[data-testid='frame']").count()
             _paste_and_run(page, paste1, frames)
+            # Browser evaluates the :param lines one after another, each a round trip (a person pasting the
+            # second step is slower than that; under load the test is not): wait until `:params` lists them all
+            names = [line.split()[1] for line in paste1.splitlines()]
+            deadline = time.monotonic() + 60
+            while True:
+                frames = page.locator("[data-testid='frame']").count()
+                _paste_and_run(page, ":params", frames)
+                listed = page.locator("[data-testid='frame']").first.inner_text()
+                if all(f'"{n}"' in listed or f"{n}:" in listed for n in names) or time.monotonic() > deadline:
+                    break
+                page.wait_for_timeout(500)
             frames = page.locator("[data-testid='frame']").count()
             _paste_and_run(page, paste2, frames)
 
