@@ -143,6 +143,12 @@ def _transient_retry(fn: Callable[[], T]) -> T:
             if attempt == TRANSIENT_ROUNDS - 1:
                 raise
             time.sleep(random.uniform(0.1, 0.5) * (attempt + 1))
+        except nx.ClientError as e:
+            # the server locks logins for a few seconds after repeated failures (auth_lock_time, 5 s by
+            # default), also for a client with the right password: wait it out once or twice, then say so
+            if "Security.AuthenticationRateLimit" not in (e.code or "") or attempt == TRANSIENT_ROUNDS - 1:
+                raise
+            time.sleep(2.5)
     raise AssertionError("unreachable")
 
 
