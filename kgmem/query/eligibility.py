@@ -147,10 +147,8 @@ KEYWORD_INDEXES = {
     "window_keyword": "memory_window_text",
 }
 
-_VECTOR_BLOCK = """\
-CALL () {{
-  CALL db.index.vector.queryNodes('{index}', $vector_fetch, $vector) YIELD node, score
-  WITH collect({{m: node, score: score}}) AS rows
+# the end every index channel block shares: the eligibility rule over the fetched rows, then the best $depth
+_ELIGIBLE_TAIL = """\
   WITH size(rows) AS fetched,
        [row IN rows WHERE
 {where}
@@ -158,18 +156,25 @@ CALL () {{
   RETURN fetched AS {name}_fetched, size(eligible) AS {name}_eligible, eligible[0..$depth] AS {name}
 }}"""
 
-_KEYWORD_BLOCK = """\
+_VECTOR_BLOCK = (
+    """\
+CALL () {{
+  CALL db.index.vector.queryNodes('{index}', $vector_fetch, $vector) YIELD node, score
+  WITH collect({{m: node, score: score}}) AS rows
+"""
+    + _ELIGIBLE_TAIL
+)
+
+_KEYWORD_BLOCK = (
+    """\
 CALL () {{
   OPTIONAL CALL db.index.fulltext.queryNodes('{index}', coalesce($lucene, 'kgmem-no-keyword-query'),
                                              {{limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END}})
   YIELD node, score
   WITH [r IN collect({{m: node, score: score}}) WHERE $lucene IS NOT NULL AND r.m IS NOT NULL] AS rows
-  WITH size(rows) AS fetched,
-       [row IN rows WHERE
-{where}
-        | {{id: row.m.id, score: row.score}}] AS eligible
-  RETURN fetched AS {name}_fetched, size(eligible) AS {name}_eligible, eligible[0..$depth] AS {name}
-}}"""
+"""
+    + _ELIGIBLE_TAIL
+)
 
 
 # Neo4j 2026.x (generation "v2026"): the index itself keeps only the tenant's memories (the in-index conjuncts
@@ -179,17 +184,15 @@ _VECTOR_SEARCH = """\
 MATCH (m:Memory)
   SEARCH m IN (VECTOR INDEX {index} FOR $vector WHERE {in_index} LIMIT {limit}) SCORE AS score"""
 
-_VECTOR_BLOCK_2026 = """\
+_VECTOR_BLOCK_2026 = (
+    """\
 CALL () {{
   {search}
   WITH m, score ORDER BY score DESC, m.id ASC
   WITH collect({{m: m, score: score}}) AS rows
-  WITH size(rows) AS fetched,
-       [row IN rows WHERE
-{where}
-        | {{id: row.m.id, score: row.score}}] AS eligible
-  RETURN fetched AS {name}_fetched, size(eligible) AS {name}_eligible, eligible[0..$depth] AS {name}
-}}"""
+"""
+    + _ELIGIBLE_TAIL
+)
 
 
 def vector_search(index: str, limit: str, indent: str = "") -> str:
