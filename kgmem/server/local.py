@@ -134,6 +134,9 @@ JVM_FLAGS = [
     "--add-opens=java.base/java.io=ALL-UNNAMED",
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
     "--enable-native-access=ALL-UNNAMED",
+    # Lucene's SIMD vector distances (the vector indexes); without it Neo4j warns "Java vector incubator
+    # module is not readable" and scores every candidate in scalar code
+    "--add-modules=jdk.incubator.vector",
     "-Dlog4j2.disable.jmx=true",
     "-Dfile.encoding=UTF-8",
 ]
@@ -147,6 +150,10 @@ class ServerSettings:
     http_port: int = 7474
     heap: str = "1g"
     pagecache: str = "1g"
+    # Lucene segments a vector index lets pile up per size level before merging them (Neo4j's default is 50:
+    # cheap writes, but a search visits every segment's HNSW graph, so after many small transactions it
+    # costs up to ~50 graph searches; see `kgmem bench --suite scale`)
+    vector_merge_factor: int = 10
     home: Path = field(default_factory=lambda: kgmem_home() / "neo4j")
     neo4j: str = CURRENT_VERSION  # the exact version to run (a home's recorded version wins unless asked)
     start_timeout: float = 180.0
@@ -163,6 +170,7 @@ class ServerSettings:
             http_port=int(env.get("KGMEM_HTTP_PORT", 7474)),
             heap=env.get("KGMEM_NEO4J_HEAP", "1g"),
             pagecache=env.get("KGMEM_NEO4J_PAGECACHE", "1g"),
+            vector_merge_factor=_positive_int(env, "KGMEM_NEO4J_VECTOR_MERGE_FACTOR", 10),
             neo4j=resolve_version(env.get("KGMEM_NEO4J_VERSION")),
             explicit_version=bool(env.get("KGMEM_NEO4J_VERSION")),
         )
@@ -405,11 +413,27 @@ def _write_conf(settings: ServerSettings) -> Path:
         "dbms.usage_report.enabled=false",
         "db.tx_log.rotation.retention_policy=1 days",
         "server.logs.gc.enabled=false",
+        # an internal setting of 5.26 and 2026.x alike (LuceneSettings, default 50); Neo4j refuses unknown
+        # settings, so a version without it would not start: the test suite runs on servers of both
+        f"internal.dbms.index.vector.standard_merge_factor={settings.vector_merge_factor}",
         "",
     ]
     conf = conf_dir / "neo4j.conf"
     conf.write_text("\n".join(lines))
     return conf
+
+
+def _positive_int(env, name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 2:
+        raise ServerError(f"{name}={raw!r} is not a whole number of at least 2", fix=f"unset {name} or set e.g. 10")
+    return value
 
 
 def _heap_flag(size: str) -> str:
