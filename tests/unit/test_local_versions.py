@@ -111,3 +111,24 @@ def test_docker_compose_runs_the_default_version():
     compose = (ROOT / "docker" / "compose.yml").read_text()
     assert f"neo4j:{local.CURRENT_VERSION}-community" in compose
     assert f"neo4j:{local.LTS_VERSION}-community" in compose  # and says how to run the LTS
+
+
+def test_vector_search_settings_reach_the_conf_and_compose(monkeypatch, tmp_path):
+    monkeypatch.setenv("KGMEM_HOME", str(tmp_path))
+    monkeypatch.delenv("KGMEM_NEO4J_VECTOR_MERGE_FACTOR", raising=False)
+    conf = local._write_conf(local.ServerSettings.from_env()).read_text().splitlines()
+    assert "internal.dbms.index.vector.standard_merge_factor=10" in conf
+    assert "--add-modules=jdk.incubator.vector" in local.JVM_FLAGS
+    monkeypatch.setenv("KGMEM_NEO4J_VECTOR_MERGE_FACTOR", "50")
+    conf = local._write_conf(local.ServerSettings.from_env()).read_text().splitlines()
+    assert "internal.dbms.index.vector.standard_merge_factor=50" in conf
+    compose = (ROOT / "docker" / "compose.yml").read_text()
+    assert 'NEO4J_internal_dbms_index_vector_standard__merge__factor: "10"' in compose
+
+
+@pytest.mark.parametrize("raw", ["ten", "1", "-3"])
+def test_a_bad_merge_factor_names_the_variable(monkeypatch, tmp_path, raw):
+    monkeypatch.setenv("KGMEM_HOME", str(tmp_path))
+    monkeypatch.setenv("KGMEM_NEO4J_VECTOR_MERGE_FACTOR", raw)
+    with pytest.raises(ServerError, match="KGMEM_NEO4J_VECTOR_MERGE_FACTOR"):
+        local.ServerSettings.from_env()
