@@ -10,7 +10,8 @@
 // The eligibility rule, the channel blocks, the entity matcher and the hit map are expanded from
 // kgmem/query/eligibility.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
-// params: $vector (list of 384 floats), $vector_fetch (int), $lucene (string or null), $keyword_fetch (int),
+// params: $vector (list of 384 floats), $vector_fetch (int),
+//         $vector_exact (bool: scan the tenant's memories instead of the vector indexes), $lucene (string or null), $keyword_fetch (int),
 //         $entity_lucene (string or null: the question's words, names at full weight, for the entity lookup),
 //         $question_key (string), $named_keys (list of strings), $max_mentions (int), $depth (int),
 //         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
@@ -19,6 +20,7 @@
 //          entities (list of {key, name}), entity (list of {id, score}), details (list of hit maps)
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param vector_fetch => 100;
+:param vector_exact => false;
 :param lucene => 'ravi onboarding';
 :param entity_lucene => 'ravi onboarding';
 :param keyword_fetch => 100;
@@ -35,8 +37,17 @@
 :param kinds => null;
 // [[[cog from kgmem.query.eligibility import cog_channels; cog_channels("vector", "keyword", "context_vector", "wide_vector", "context_keyword", "window_keyword") ]]]
 CALL () {
-  CALL db.index.vector.queryNodes('memory_embedding', $vector_fetch, $vector) YIELD node, score
-  WITH collect({m: node, score: score}) AS rows
+  CALL () {
+    WITH 1 AS one WHERE NOT $vector_exact
+    CALL db.index.vector.queryNodes('memory_embedding', $vector_fetch, $vector) YIELD node, score
+    RETURN node AS m, score
+    UNION ALL
+    WITH 1 AS one WHERE $vector_exact
+    MATCH (m:Memory {tenant: $tenant}) WHERE m.embedding IS NOT NULL
+    RETURN m, vector.similarity.cosine(m.embedding, $vector) AS score
+  }
+  WITH m, score ORDER BY score DESC, m.id ASC LIMIT $vector_fetch
+  WITH collect({m: m, score: score}) AS rows
   WITH size(rows) AS fetched,
        [row IN rows WHERE
           row.m.tenant = $tenant
@@ -71,8 +82,17 @@ CALL () {
   RETURN fetched AS keyword_fetched, size(eligible) AS keyword_eligible, eligible[0..$depth] AS keyword
 }
 CALL () {
-  CALL db.index.vector.queryNodes('memory_context_embedding', $vector_fetch, $vector) YIELD node, score
-  WITH collect({m: node, score: score}) AS rows
+  CALL () {
+    WITH 1 AS one WHERE NOT $vector_exact
+    CALL db.index.vector.queryNodes('memory_context_embedding', $vector_fetch, $vector) YIELD node, score
+    RETURN node AS m, score
+    UNION ALL
+    WITH 1 AS one WHERE $vector_exact
+    MATCH (m:Memory {tenant: $tenant}) WHERE m.context_embedding IS NOT NULL
+    RETURN m, vector.similarity.cosine(m.context_embedding, $vector) AS score
+  }
+  WITH m, score ORDER BY score DESC, m.id ASC LIMIT $vector_fetch
+  WITH collect({m: m, score: score}) AS rows
   WITH size(rows) AS fetched,
        [row IN rows WHERE
           row.m.tenant = $tenant
@@ -88,8 +108,17 @@ CALL () {
   RETURN fetched AS context_vector_fetched, size(eligible) AS context_vector_eligible, eligible[0..$depth] AS context_vector
 }
 CALL () {
-  CALL db.index.vector.queryNodes('memory_wide_embedding', $vector_fetch, $vector) YIELD node, score
-  WITH collect({m: node, score: score}) AS rows
+  CALL () {
+    WITH 1 AS one WHERE NOT $vector_exact
+    CALL db.index.vector.queryNodes('memory_wide_embedding', $vector_fetch, $vector) YIELD node, score
+    RETURN node AS m, score
+    UNION ALL
+    WITH 1 AS one WHERE $vector_exact
+    MATCH (m:Memory {tenant: $tenant}) WHERE m.wide_embedding IS NOT NULL
+    RETURN m, vector.similarity.cosine(m.wide_embedding, $vector) AS score
+  }
+  WITH m, score ORDER BY score DESC, m.id ASC LIMIT $vector_fetch
+  WITH collect({m: m, score: score}) AS rows
   WITH size(rows) AS fetched,
        [row IN rows WHERE
           row.m.tenant = $tenant

@@ -1,8 +1,11 @@
 """The three retrieval channels. Each runs one cypher/recall/*.cypher statement and returns ranked candidates.
 
-* vector — the native HNSW index (``db.index.vector.queryNodes``), over-fetching so that after the filters
-  at least k remain; asks again with 4× more when too few survive, and falls back to an exact scan of the
-  filtered set (``recall/vector_exact``) when the tenant is a small part of a large index.
+* vector — the native HNSW index. On Neo4j 2026.x the index itself keeps only the tenant's memories
+  (``recall/v2026/vector``). On 5.26 (``db.index.vector.queryNodes``, no filter) it over-fetches so that after
+  the filters at least k remain, sized by the share of candidates that survived last time; asks again with
+  4× more when too few survive, and falls back to an exact scan of the filtered set (``recall/vector_exact``)
+  when the tenant is a small part of a large index — from the first query, once that share is known
+  (:func:`use_exact`).
 * keyword — Lucene BM25 from the fulltext index over the escaped words of the question. Lucene's BM25 is
   the channel's ranking; rank-bm25 is not used here (it serves the flat-BM25 baseline in ``kgmem bench``,
   which scores a tenant's memories on their own).
@@ -67,13 +70,27 @@ def _widening(
     while True:
         row = store.read(name, fetch=fetch, k=k, **params)[0]
         hits = row["hits"]
-        tries.append({"fetch": fetch, "fetched": row["fetched"], "kept": len(hits)})
+        tries.append({"fetch": fetch, "fetched": row["fetched"], "eligible": row.get("eligible"), "kept": len(hits)})
         if len(hits) >= k or row["fetched"] < fetch or fetch >= MAX_FETCH:
             return hits, tries
         fetch = min(MAX_FETCH, fetch * 4)
 
 
 EXACT_LIMIT = 20000  # a time-windowed eligible set up to this size is scanned exactly
+# On 5.26 (no in-index filter) an index fetch larger than this — the survival share says the tenant is that
+# small a part of the index — is replaced by the exact scan of the tenant's memories; every REPROBE-th query
+# of such a tenant asks the index again, so a tenant that has grown (or whose neighbours shrank) is noticed.
+EXACT_OVER_FETCH = 1000
+REPROBE = 32
+_EXACT_RUNS: dict[str, int] = {}
+
+
+def use_exact(store: Store, tenant: str, depth: int) -> bool:
+    """Whether the vector channels should scan the tenant's memories rather than over-fetch from the index."""
+    if store.server_info().filtered_vector_search or first_fetch(tenant, "vector", depth) <= EXACT_OVER_FETCH:
+        return False
+    runs = _EXACT_RUNS[tenant] = _EXACT_RUNS.get(tenant, 0) + 1
+    return runs % REPROBE != 0
 
 
 def vector(
@@ -90,6 +107,16 @@ def vector(
                 [cosine(h["score"]) for h in hits],
                 {"tries": [{"exact": True, "eligible": n, "kept": len(hits)}], "score": "cosine"},
             )
+    if initial_fetch is None:
+        initial_fetch = first_fetch(filters.tenant, "vector", k)
+        if use_exact(store, filters.tenant, k):
+            hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params())
+            return Candidates(
+                "vector",
+                [h["id"] for h in hits],
+                [cosine(h["score"]) for h in hits],
+                {"tries": [{"exact": True, "kept": len(hits)}], "score": "cosine"},
+            )
     hits, tries = _widening(
         store,
         "recall/vector",
@@ -100,6 +127,7 @@ def vector(
         vector=v,
         **filters.params(),
     )
+    note_survival(filters.tenant, "vector", tries[-1]["fetched"], tries[-1]["eligible"] or 0)
     if len(hits) < k and tries[-1]["fetched"] >= tries[-1]["fetch"]:
         # the tenant's eligible memories are a small part of a large index: scan them exactly
         hits = store.read("recall/vector_exact", vector=v, k=k, **filters.params())
@@ -227,10 +255,14 @@ def all_channels(
     lucene_q = lucene.to_query(text)
     q_key, named = question_keys(text)
     v_fetch, k_fetch = first_fetch(tenant, "vector", depth), first_fetch(tenant, "keyword", depth)
+    exact = use_exact(store, tenant, depth)
+    if exact:  # 5.26, a tenant that is a sliver of the index: its memories are scanned; keep what the rule kept
+        v_fetch = MAX_FETCH
     row = store.read(
         "recall/candidates",
         vector=vec.tolist(),
         vector_fetch=v_fetch,
+        vector_exact=exact,
         lucene=lucene_q,
         entity_lucene=lucene.to_query(text, weigh_names=False),
         keyword_fetch=k_fetch,
@@ -249,6 +281,10 @@ def all_channels(
         is_vector = name in VECTOR_INDEXES
         fetch = v_fetch if is_vector else k_fetch
         hits = row[name] if (is_vector or lucene_q) else []
+        if is_vector and exact:  # every eligible memory was scored: nothing to widen, no index share learnt
+            tries = [{"exact": True, "eligible": row[f"{name}_eligible"], "kept": len(hits)}]
+            found[name] = _index_candidates(name, hits, {"tries": tries})
+            continue
         tries = [{"fetch": fetch, "fetched": row[f"{name}_fetched"], "kept": len(hits)}]
         note_survival(tenant, "vector" if is_vector else "keyword", row[f"{name}_fetched"], row[f"{name}_eligible"])
         if (is_vector or lucene_q) and len(hits) < depth and row[f"{name}_fetched"] >= fetch:

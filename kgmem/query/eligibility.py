@@ -156,11 +156,23 @@ _ELIGIBLE_TAIL = """\
   RETURN fetched AS {name}_fetched, size(eligible) AS {name}_eligible, eligible[0..$depth] AS {name}
 }}"""
 
+# Neo4j 5.26: the index has no filter, so it returns the $vector_fetch nearest of every tenant and the rule
+# keeps the tenant's. $vector_exact (the tenant is so small a part of the index that the fetch it would take
+# costs more than reading its memories; kgmem.query.channels.use_exact) scans the tenant's memories instead.
 _VECTOR_BLOCK = (
     """\
 CALL () {{
-  CALL db.index.vector.queryNodes('{index}', $vector_fetch, $vector) YIELD node, score
-  WITH collect({{m: node, score: score}}) AS rows
+  CALL () {{
+    WITH 1 AS one WHERE NOT $vector_exact
+    CALL db.index.vector.queryNodes('{index}', $vector_fetch, $vector) YIELD node, score
+    RETURN node AS m, score
+    UNION ALL
+    WITH 1 AS one WHERE $vector_exact
+    MATCH (m:Memory {{tenant: $tenant}}) WHERE m.{prop} IS NOT NULL
+    RETURN m, vector.similarity.cosine(m.{prop}, $vector) AS score
+  }}
+  WITH m, score ORDER BY score DESC, m.id ASC LIMIT $vector_fetch
+  WITH collect({{m: m, score: score}}) AS rows
 """
     + _ELIGIBLE_TAIL
 )
@@ -209,7 +221,8 @@ def channel_block(name: str, generation: str | None = None) -> str:
         if generation == "v2026":
             search = vector_search(VECTOR_INDEXES[name], "$vector_fetch", "  ")
             return _VECTOR_BLOCK_2026.format(search=search, name=name, where=rule)
-        return _VECTOR_BLOCK.format(index=VECTOR_INDEXES[name], name=name, where=rule)
+        index = VECTOR_INDEXES[name]
+        return _VECTOR_BLOCK.format(index=index, prop=VECTOR_INDEX_PROPERTY[index], name=name, where=rule)
     return _KEYWORD_BLOCK.format(index=KEYWORD_INDEXES[name], name=name, where=rule)
 
 

@@ -167,7 +167,10 @@ class Tx:
 def _checked(name: str, params: dict) -> cypher.Query:
     q = cypher.load(name)
     missing = [p for p in q.params if p not in params]
-    extra = [p for p in params if p not in q.params]
+    # a parameter the file declares (:param) but does not use is accepted: a generation's variant takes the
+    # same parameters as its base even where it needs fewer (recall/v2026/candidates and $vector_exact)
+    declared = {n for n, _ in q.example_params}
+    extra = [p for p in params if p not in q.params and p not in declared]
     if missing or extra:
         # a programming error, not a user error: the Python call and the .cypher file disagree
         raise TypeError(f"cypher/{name}.cypher: missing params {missing}, unexpected params {extra}")

@@ -142,6 +142,49 @@ def test_recall_runs_the_generation_s_candidates_statement(recording, embedder, 
     assert vector_ids == [h["id"] for h in exact]
 
 
+def test_a_sliver_of_the_index_is_scanned_exactly_on_5_26(recording, embedder, small_beside_big, monkeypatch):
+    """Once the survival share says the tenant is a sliver of the index, 5.26 scans the tenant's memories in
+    one round trip (no over-fetch, no widening) and gets its exact top 10; every REPROBE-th query asks the
+    index again. 2026.x never does: its index filters by tenant."""
+    from kgmem import MemoryGraph
+
+    query, small, _ = small_beside_big
+    recording.server_info()
+    monkeypatch.setitem(channels._SURVIVAL, (small, "vector"), 0.001)
+    monkeypatch.setitem(channels._EXACT_RUNS, small, 0)
+    monkeypatch.setattr(channels, "REPROBE", 3)
+    want = [
+        h["id"]
+        for h in recording.read("recall/vector_exact", vector=query.tolist(), k=10, **Filters(tenant=small).params())
+    ]
+    ran = []
+    for _ in range(3):
+        recording.ran.clear()
+        found = channels.vector(recording, query, Filters(tenant=small), 10)
+        ran.append(list(recording.ran))
+        assert found.ids == want, found.detail
+    if _generation(recording) == "v2026":
+        assert ran == [["recall/v2026/vector"]] * 3
+        return
+    assert ran[:2] == [["recall/vector_exact"]] * 2  # straight to the scan
+    assert ran[2][0] == "recall/vector"  # the third asks the index again (and widens, then scans)
+    # recall: the candidates statement scans the tenant for every vector channel, in its one round trip
+    monkeypatch.setitem(channels._SURVIVAL, (small, "vector"), 0.001)
+    monkeypatch.setitem(channels._EXACT_RUNS, small, 0)
+    mg = MemoryGraph(tenant=small, store=recording, embedder=embedder)
+    mg._schema_ready = True
+    recording.ran.clear()
+    res = mg.recall("small 3", k=5, explain=True)
+    assert "recall/vector" not in recording.ran and "recall/vector_exact" not in recording.ran, recording.ran
+    assert res.explain["channels"]["vector"]["tries"][0]["exact"] is True
+    vec = embedder.encode_query(res.explain["ranking_text"])
+    vector_ids = res.explain["channels"]["vector"]["ids"]
+    exact = recording.read(
+        "recall/vector_exact", vector=[float(x) for x in vec], k=len(vector_ids), **Filters(tenant=small).params()
+    )
+    assert vector_ids and vector_ids == [h["id"] for h in exact]
+
+
 def test_an_index_without_the_tenant_is_rebuilt_on_2026(store):
     if _generation(store) != "v2026":
         pytest.skip(f"Neo4j {store.server_info().version} has no filtered vector search (CI runs this on 2026.x)")

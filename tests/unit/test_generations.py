@@ -41,7 +41,11 @@ def test_variants_stand_in_for_their_base_with_the_same_parameters():
         for generation, name in by_generation.items():
             assert cypher.variant(base, generation) == name
             assert cypher.variant(base, None) == base
-            assert set(cypher.load(name).params) == set(cypher.load(base).params), name
+            # a caller passes the same parameters to either: what one uses, the other uses or declares
+            # (recall/candidates' $vector_exact steers 5.26's scan; 2026.x's index filters by itself)
+            var, orig = cypher.load(name), cypher.load(base)
+            assert set(orig.params) <= set(var.params) | {n for n, _ in var.example_params}, name
+            assert set(var.params) <= set(orig.params) | {n for n, _ in orig.example_params}, name
             assert cypher.load(name).text.startswith("CYPHER 25"), f"{name}: run as Cypher 25 on any database"
     assert cypher.variant("recall/keyword", "v2026") == "recall/keyword"  # no variant: the base everywhere
 

@@ -12,7 +12,8 @@
 // The eligibility rule, the channel blocks, the entity matcher and the hit map are expanded from
 // kgmem/query/eligibility.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
-// params: $vector (list of 384 floats), $vector_fetch (int), $lucene (string or null), $keyword_fetch (int),
+// params: $vector (list of 384 floats), $vector_fetch (int),
+//         $vector_exact (bool; not read on 2026.x, whose index filters by tenant), $lucene (string or null), $keyword_fetch (int),
 //         $entity_lucene (string or null: the question's words, names at full weight, for the entity lookup),
 //         $question_key (string), $named_keys (list of strings), $max_mentions (int), $depth (int),
 //         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
@@ -21,6 +22,7 @@
 //          entities (list of {key, name}), entity (list of {id, score}), details (list of hit maps)
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param vector_fetch => 100;
+:param vector_exact => false;
 :param lucene => 'ravi onboarding';
 :param entity_lucene => 'ravi onboarding';
 :param keyword_fetch => 100;

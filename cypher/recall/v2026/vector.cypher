@@ -7,7 +7,7 @@
 // params: $index (memory_embedding, memory_context_embedding or memory_wide_embedding), $vector (list of 384 floats), $fetch (int), $k (int), $tenant (string), $user (string or null),
 //         $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null)
-// returns: fetched (index rows read), hits (list of {id, score}, best first, at most $k) — always one row (how many index rows were read)
+// returns: fetched (index rows read), eligible (how many passed the rule), hits (list of {id, score}, best first, at most $k) — always one row (how many index rows were read)
 :param index => 'memory_embedding';
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param fetch => 100;
@@ -40,8 +40,8 @@ CALL () {
 // [[[end]]]
 WITH m, score ORDER BY score DESC, m.id ASC
 WITH collect({m: m, score: score}) AS rows
-RETURN size(rows) AS fetched,
-       [row IN rows WHERE
+WITH size(rows) AS fetched,
+     [row IN rows WHERE
           // [[[cog from kgmem.query.eligibility import cog_where; cog_where('row.m', '          ') ]]]
           row.m.tenant = $tenant
           AND row.m.merged_into IS NULL
@@ -53,4 +53,5 @@ RETURN size(rows) AS fetched,
                OR ($at IS NOT NULL AND row.m.at <= $at
                    AND ($include_superseded OR row.m.valid_to IS NULL OR row.m.valid_to > $at)))
           // [[[end]]]
-        | {id: row.m.id, score: row.score}][0..$k] AS hits
+        | {id: row.m.id, score: row.score}] AS eligible
+RETURN fetched, size(eligible) AS eligible, eligible[0..$k] AS hits
