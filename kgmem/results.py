@@ -239,7 +239,7 @@ class Hit:
 
     @classmethod
     def from_record(cls, rec: dict) -> Hit:
-        """The one formatter from a recall statement's hit map (kgmem/query/eligibility.py HIT_MAP) to a hit;
+        """The one formatter from a recall statement's hit map (kgmem/store/rules.py HIT_MAP) to a hit;
         ranking fields (score, confident, channels) are set by recall."""
         return cls(
             id=rec["id"],

@@ -44,7 +44,7 @@ def _jsonl(path: Path) -> list[dict]:
 
 def collect(pairs: int, seed: int = 7) -> list[dict]:
     from kgmem import MemoryGraph
-    from kgmem.ingest.records import parse_time
+    from kgmem.validate import parse_time
 
     rows: list[dict] = []
     base = MemoryGraph.from_env(tenant=f"fitconf-{uuid.uuid4().hex[:8]}")

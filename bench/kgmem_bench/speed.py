@@ -20,9 +20,10 @@ from kgmem.derived import causal
 from kgmem.derived import context as context_layer
 from kgmem.embed import Embedder
 from kgmem.query.channels import first_fetch, index_channel
-from kgmem.query.eligibility import KEYWORD_INDEXES, VECTOR_INDEXES
 from kgmem.query.filters import build_filters
+from kgmem.query.question import Question
 from kgmem.query.recall import CHANNELS, RecallOptions
+from kgmem.store.rules import KEYWORD_INDEXES, VECTOR_INDEXES
 
 from .corpus import generate
 from .runner import BenchContext, suite
@@ -108,10 +109,10 @@ def _channel_costs(mg, queries: list[str], warmup: int) -> dict[str, list[float]
         samples = []
         for i, q in enumerate(queries[: max(warmup, 10)] + queries):
             filters, text = build_filters(q, tenant=mg.tenant, time_phrases="off")
-            vec = mg.embedder.encode_one(q)
+            question = Question.of(q, text, mg.embedder)
             t0 = time.perf_counter()
-            fetch = first_fetch(mg.tenant, "vector" if name in VECTOR_INDEXES else "keyword", depth)
-            index_channel(mg.store, name, vec, text, filters, depth, initial_fetch=fetch)
+            fetch = first_fetch(mg.store.runtime, mg.tenant, "vector" if name in VECTOR_INDEXES else "keyword", depth)
+            index_channel(mg.store, name, question, filters, depth, initial_fetch=fetch)
             if i >= max(warmup, 10):
                 samples.append(time.perf_counter() - t0)
         out[name] = list(_pcts(samples))

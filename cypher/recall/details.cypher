@@ -1,6 +1,6 @@
 // name: recall/details
 // What a hit shows, for fused ids that the candidates statement did not describe, in the tenant only: the
-// hit map of kgmem/query/eligibility.py (the same as recall/candidates' details).
+// hit map of kgmem/store/rules.py (the same as recall/candidates' details).
 // params: $tenant (string), $ids (list of strings), $vector (list of 384 floats), $entity_keys (list of strings)
 // returns: hit (map: id, text, at_ts, kind, origin, subject, predicate, object, polarity, valid_to_ts, stream,
 //          user, causes, mentions, similarity, context_similarity)
@@ -11,7 +11,7 @@
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})
 RETURN
-// [[[cog from kgmem.query.eligibility import cog_hit_map; cog_hit_map('  ', ' AS hit') ]]]
+// [[[cog from kgmem.store.rules import cog_hit_map; cog_hit_map('  ', ' AS hit') ]]]
 {id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,
  subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,
  valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,

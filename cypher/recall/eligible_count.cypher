@@ -15,7 +15,7 @@
 MATCH (m:Memory {tenant: $tenant})
 WHERE m.at >= coalesce($start, datetime('0001-01-01T00:00:00Z'))
   AND m.at < coalesce($end, $at, datetime('9999-12-31T00:00:00Z'))
-  // [[[cog from kgmem.query.eligibility import cog_where; cog_where('m', '  ', tenant=False, continued=True) ]]]
+  // [[[cog from kgmem.store.rules import cog_where; cog_where('m', '  ', tenant=False, continued=True) ]]]
   AND m.merged_into IS NULL
   AND ($user IS NULL OR m.user = $user)
   AND ($kinds IS NULL OR m.kind IN $kinds)

@@ -1,7 +1,7 @@
 // name: recall/entity
 // Entity channel alone (used when a time window runs the channels apart): the entities the question names
 // (the entity matcher) → eligible memories mentioning them, by entities matched, then cosine. The matcher
-// and the eligibility rule are expanded from kgmem/query/eligibility.py, the same text as in
+// and the eligibility rule are expanded from kgmem/store/rules.py, the same text as in
 // recall/candidates.
 // params: $entity_lucene (string or null: the question's words for the entity_names index), $question_key (string), $named_keys (list of strings), $max_mentions (int),
 //         $vector (list of 384 floats), $depth (int), $tenant (string), $user (string or null),
@@ -21,7 +21,7 @@
 :param at => null;
 :param include_superseded => false;
 :param kinds => null;
-// [[[cog from kgmem.query.eligibility import cog_entity_channel; cog_entity_channel() ]]]
+// [[[cog from kgmem.store.rules import cog_entity_channel; cog_entity_channel() ]]]
 CALL () {
   OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($entity_lucene, 'kgmem-no-keyword-query'),
                                              {limit: 200})

@@ -20,7 +20,7 @@ CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $fetch}) YIELD node, 
 WITH collect({m: node, score: score}) AS rows
 RETURN size(rows) AS fetched,
        [row IN rows WHERE
-          // [[[cog from kgmem.query.eligibility import cog_where; cog_where('row.m', '          ') ]]]
+          // [[[cog from kgmem.store.rules import cog_where; cog_where('row.m', '          ') ]]]
           row.m.tenant = $tenant
           AND row.m.merged_into IS NULL
           AND ($user IS NULL OR row.m.user = $user)

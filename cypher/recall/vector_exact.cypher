@@ -17,7 +17,7 @@
 :param kinds => null;
 MATCH (m:Memory {tenant: $tenant})
 WHERE m.embedding IS NOT NULL
-  // [[[cog from kgmem.query.eligibility import cog_where; cog_where('m', '  ', tenant=False, continued=True) ]]]
+  // [[[cog from kgmem.store.rules import cog_where; cog_where('m', '  ', tenant=False, continued=True) ]]]
   AND m.merged_into IS NULL
   AND ($user IS NULL OR m.user = $user)
   AND ($kinds IS NULL OR m.kind IN $kinds)

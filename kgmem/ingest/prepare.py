@@ -15,10 +15,11 @@ from typing import Callable, Iterable
 
 from ..keys import slot_key
 from ..normalize import entity_key, looks_like_a_name, normalize_object, normalize_subject, object_key
+from ..validate import MAX_ENTITY_NAME, MAX_SLOT_PART
 from ..vocab import Vocabulary
 from .compiler import compile_facts
 from .entities import MAX_ENTITIES, KnownNames, extract_entities, known_names_in
-from .records import MAX_ENTITY_NAME, MAX_SLOT_PART, Record
+from .records import Record
 
 COMPILER_TRANSFORM = "compiler/v1"
 # Entity.key is in the (tenant, key) uniqueness constraint, whose index refuses keys over ~8 kB and takes the

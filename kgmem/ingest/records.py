@@ -9,24 +9,23 @@ import datetime as dt
 import difflib
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from ..errors import InputError
 from ..keys import content_key
-from ..normalize import normalize_subject, object_key, snake_case
+from ..validate import (
+    MAX_ENTITY_NAME,
+    MAX_ID,
+    MAX_OBJECT,
+    MAX_SLOT_PART,
+    MAX_TEXT,
+    check_chars,
+    check_slot_parts,
+    parse_time,
+    short,
+)
 
-MAX_TEXT = 32768
-MAX_ID = 512
-# subject and predicate are stored in the composite range index (tenant, subject, predicate); Neo4j refuses
-# index keys over ~8 kB, so both stay far below (500 characters are at most 2,000 bytes of UTF-8 each)
-MAX_SLOT_PART = 500
-MAX_OBJECT = 1000
-# an entity name becomes Entity.key in the (tenant, key) uniqueness constraint: same reason
-MAX_ENTITY_NAME = 200
-# a question to recall / why / ask: longer is not a question (and costs time in every channel)
-MAX_QUERY = 4096
 KINDS = ("episode", "fact", "summary")
 # the one definition of the retention classes (kgmem.derived.retention gives them their TTLs)
 RETENTION_CLASSES = ("permanent", "standard", "short", "ephemeral")
@@ -51,8 +50,6 @@ FIELDS = (
 )
 # fields whose value identifies the record's content (id excluded: it names the content, it is not content)
 CONTENT_FIELDS = tuple(f for f in FIELDS if f != "id")
-
-_DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 @dataclass(frozen=True)
@@ -93,89 +90,6 @@ class LineError:
 
     def to_dict(self) -> dict:
         return {"line": self.line, "error": self.error}
-
-
-def _short(value: str, n: int = 60) -> str:
-    """A value as an error message quotes it: at most ``n`` characters, surrogates escaped."""
-    text = value if len(value) <= n else value[:n] + "..."
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def check_chars(value: str, *, field: str | None, line: int | None = None) -> str:
-    """Refuse what no store can keep: a NUL (truncates in many tools, and kgmem refuses it everywhere) and a
-    lone UTF-16 surrogate (not a character: it has no UTF-8 form, so neither the driver nor the tokenizer can
-    take it). Returns ``value`` unchanged."""
-    if "\x00" in value:
-        raise InputError(
-            f"contains a NUL character (at position {value.index(chr(0))})",
-            field=field,
-            line=line,
-            fix="remove the NUL (\\u0000) characters",
-        )
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise InputError(
-            f"contains a lone surrogate {_short(value[e.start : e.end])} at position {e.start}, "
-            "which is not a Unicode character",
-            field=field,
-            line=line,
-            fix="send valid Unicode (pair the surrogates, or drop the stray one)",
-        ) from None
-    return value
-
-
-def check_string(value: Any, *, field: str, max_len: int, line: int | None = None, required: bool = True) -> str:
-    """A string argument of a query (recall/why/ask questions, slot names, ids): a string, not blank (when
-    ``required``), at most ``max_len`` characters, no NUL, no lone surrogate. Returns it unchanged."""
-    if not isinstance(value, str):
-        raise InputError(f"must be a string, got {type(value).__name__}", field=field, line=line)
-    if required and not value.strip():
-        raise InputError("must not be empty", field=field, line=line)
-    if len(value) > max_len:
-        raise InputError(
-            f"is {len(value)} characters long; the limit is {max_len}", field=field, line=line, fix="shorten it"
-        )
-    return check_chars(value, field=field, line=line)
-
-
-def parse_time(value: Any, *, field: str = "at", line: int | None = None) -> dt.datetime:
-    """RFC 3339 timestamp (or a bare date = midnight UTC) → aware UTC datetime."""
-    if isinstance(value, dt.datetime):
-        return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
-    if isinstance(value, dt.date):
-        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
-    if not isinstance(value, str) or not value.strip():
-        raise InputError(
-            f"expected an RFC 3339 timestamp string, got {type(value).__name__}",
-            field=field,
-            line=line,
-            fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"',
-        )
-    s = value.strip()
-    if len(s) > 64:
-        raise InputError(
-            f"'{_short(s)}' is not an RFC 3339 timestamp",
-            field=field,
-            line=line,
-            fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"',
-        )
-    check_chars(s, field=field, line=line)
-    try:
-        if _DATE_ONLY.match(s):
-            d = dt.date.fromisoformat(s)
-            return dt.datetime(d.year, d.month, d.day, tzinfo=dt.timezone.utc)
-        t = dt.datetime.fromisoformat(s.replace("z", "Z"))
-    except ValueError:
-        raise InputError(
-            f"'{_short(s)}' is not an RFC 3339 timestamp",
-            field=field,
-            line=line,
-            fix='write it like "2026-03-03T09:30:00Z" or "2026-03-03"',
-        ) from None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=dt.timezone.utc)
-    return t.astimezone(dt.timezone.utc)
 
 
 def _str(obj: dict, name: str, line: int | None, *, required: bool = False, max_len: int | None = None) -> str | None:
@@ -242,12 +156,12 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
         k = unknown[0]
         if not isinstance(k, str) or len(k) > 40 or "\x00" in k:
             raise InputError(
-                f"unknown field '{_short(str(k), 40)}'", line=line, fix=f"known fields: {', '.join(FIELDS)}"
+                f"unknown field '{short(str(k), 40)}'", line=line, fix=f"known fields: {', '.join(FIELDS)}"
             )
         guess = difflib.get_close_matches(k, FIELDS, n=1)
         raise InputError(
-            f"unknown field '{_short(k, 40)}'",
-            field=_short(k, 40),
+            f"unknown field '{short(k, 40)}'",
+            field=short(k, 40),
             line=line,
             fix=f"did you mean '{guess[0]}'?" if guess else f"known fields: {', '.join(FIELDS)}",
         )
@@ -265,11 +179,11 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
     named = _str(obj, "tenant", line, max_len=200)
     if named is not None and named != tenant:
         raise InputError(
-            f"names tenant '{_short(named)}', but this graph writes to tenant '{tenant}'",
+            f"names tenant '{short(named)}', but this graph writes to tenant '{tenant}'",
             field="tenant",
             line=line,
             fix=f"drop the field (records go to the graph's tenant), or ingest it with "
-            f"--tenant {_short(named)} / MemoryGraph(tenant=...)",
+            f"--tenant {short(named)} / MemoryGraph(tenant=...)",
         )
 
     at_given = obj.get("at") is not None
@@ -278,7 +192,7 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
     kind = obj.get("kind", None)
     if kind is not None and (not isinstance(kind, str) or kind not in KINDS):
         raise InputError(
-            f"'{_short(str(kind))}' is not a kind", field="kind", line=line, fix=f"use one of {', '.join(KINDS)}"
+            f"'{short(str(kind))}' is not a kind", field="kind", line=line, fix=f"use one of {', '.join(KINDS)}"
         )
 
     spo = {
@@ -299,7 +213,7 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
     if kind == "fact" and not present:
         raise InputError('kind "fact" needs subject, predicate and object', field="subject", line=line)
     if present:
-        _check_slot_parts(spo["subject"], spo["predicate"], spo["object"], line=line)
+        check_slot_parts(spo["subject"], spo["predicate"], spo["object"], line=line)
 
     polarity = obj.get("polarity", True)
     if not isinstance(polarity, bool):
@@ -321,7 +235,7 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
     retention = _str(obj, "retention", line)
     if retention is not None and retention not in RETENTION_CLASSES:
         raise InputError(
-            f"'{_short(retention)}' is not a retention class",
+            f"'{short(retention)}' is not a retention class",
             field="retention",
             line=line,
             fix=f"use one of {', '.join(RETENTION_CLASSES)}",
@@ -360,39 +274,6 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
         retention=retention,
         line=line,
     )
-
-
-def _check_slot_parts(subject: str | None, predicate: str | None, obj: str | None, *, line: int | None) -> None:
-    """A fact's subject and predicate are keys: one that normalises to nothing (only symbols, emoji or
-    punctuation) would put every such fact into one shared slot, so it is refused."""
-    if subject is not None and not normalize_subject(subject):
-        raise InputError(
-            f"'{_short(subject)}' has no letters or digits to name a subject by",
-            field="subject",
-            line=line,
-            fix="name the subject with words",
-        )
-    if predicate is not None and not snake_case(predicate):
-        raise InputError(
-            f"'{_short(predicate)}' has no letters or digits to name a predicate by",
-            field="predicate",
-            line=line,
-            fix='use a predicate like "lives_in"',
-        )
-    if obj is not None and not object_key(obj):
-        raise InputError(
-            f"'{_short(obj)}' is empty once normalised", field="object", line=line, fix="give the fact a value"
-        )
-
-
-def check_slot_query(subject: Any, predicate: Any, obj: Any) -> None:
-    """The arguments of now / as_of / history: strings within the record limits, no NUL or lone surrogate,
-    a subject and predicate that normalise to something (else they would name the shared empty slot)."""
-    check_string(subject, field="subject", max_len=MAX_SLOT_PART)
-    check_string(predicate, field="predicate", max_len=MAX_SLOT_PART)
-    if obj is not None:
-        check_string(obj, field="object", max_len=MAX_OBJECT)
-    _check_slot_parts(subject, predicate, obj, line=None)
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
@@ -435,9 +316,9 @@ def parse_line(raw: str | bytes, n: int) -> Any | InputError | None:
         return json.loads(raw, object_pairs_hook=_no_duplicate_keys)
     except _DuplicateKey as e:
         return InputError(
-            f"key '{_short(str(e.key), 40)}' appears twice in one object",
+            f"key '{short(str(e.key), 40)}' appears twice in one object",
             line=n,
-            field=_short(str(e.key), 40) if str(e.key) in FIELDS else None,
+            field=short(str(e.key), 40) if str(e.key) in FIELDS else None,
             fix="give each field once",
         )
     except json.JSONDecodeError as e:

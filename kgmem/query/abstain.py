@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from .confidence import best_cosine
 
@@ -40,7 +41,7 @@ class AbstainPolicy:
     agree_depth: int = 3  # a channel "agrees" when it ranks the hit within this depth
     agree_channels: int = 3  # channels that must agree for a hit between floor and strong
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -83,7 +84,7 @@ def judge_hit(
     return Judgement(False, f"cosine {sim:.2f} with only {len(agreeing)} channel(s) agreeing")
 
 
-def decide(hits: list, query_idents: set[str], policy: AbstainPolicy) -> tuple[list[Judgement], bool, str | None]:
+def decide(hits: list[Any], query_idents: set[str], policy: AbstainPolicy) -> tuple[list[Judgement], bool, str | None]:
     """Judge each hit (a :class:`~kgmem.results.Hit`: similarity, channels, text); the answer abstains when its
     best hit is not confident."""
     if not hits:

@@ -12,75 +12,81 @@ verb ("where does Alice live").
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Protocol
 
 from ..normalize import entity_key
 from ..vocab import Vocabulary
 
 # question verbs that name a predicate without its vocabulary phrase
-QUESTION_VERBS = {
-    "live": "lives_in",
-    "lives": "lives_in",
-    "lived": "lives_in",
-    "living": "lives_in",
-    "moved": "lives_in",
-    "born": "birth_place",
-    "work": "employer",
-    "works": "employer",
-    "worked": "employer",
-    "like": "likes",
-    "likes": "likes",
-    "liked": "likes",
-    "love": "likes",
-    "loves": "likes",
-    "enjoy": "likes",
-    "cost": "price",
-    "costs": "price",
-    "cost?": "price",
-    "manages": "manager",
-    "call": "phone_number",
-    "reach": "phone_number",
-    "old": "age",
-    "called": "name",
-    "named": "name",
-    "home": "lives_in",
-    "address": "address",
-}
+QUESTION_VERBS = MappingProxyType(
+    {
+        "live": "lives_in",
+        "lives": "lives_in",
+        "lived": "lives_in",
+        "living": "lives_in",
+        "moved": "lives_in",
+        "born": "birth_place",
+        "work": "employer",
+        "works": "employer",
+        "worked": "employer",
+        "like": "likes",
+        "likes": "likes",
+        "liked": "likes",
+        "love": "likes",
+        "loves": "likes",
+        "enjoy": "likes",
+        "cost": "price",
+        "costs": "price",
+        "cost?": "price",
+        "manages": "manager",
+        "call": "phone_number",
+        "reach": "phone_number",
+        "old": "age",
+        "called": "name",
+        "named": "name",
+        "home": "lives_in",
+        "address": "address",
+    }
+)
 _FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|i've)\b", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"\b([A-Z][\w.\-]*(?:\s+[A-Z][\w.\-]*)*)['’]s\b")
 _NAME_NEAR_VERB = re.compile(r"\b(?i:does|did|do|is|was|has|had)\s+(?:(?i:the)\s+)?([\w.\-]+(?:\s+[A-Z][\w.\-]*)*)")
 _POSSESSIVE_ANY = re.compile(r"\b([\w.\-]+)['’]s\b")
 _WORD = re.compile(r"[a-z][a-z0-9'_]*")
-_STOP = {
-    "what",
-    "is",
-    "the",
-    "of",
-    "a",
-    "an",
-    "my",
-    "does",
-    "do",
-    "did",
-    "where",
-    "who",
-    "how",
-    "much",
-    "when",
-    "which",
-    "was",
-    "were",
-    "are",
-    "i",
-    "me",
-    "now",
-    "currently",
-    "still",
-    "current",
-    "today",
-}
+_STOP = frozenset(
+    {
+        "what",
+        "is",
+        "the",
+        "of",
+        "a",
+        "an",
+        "my",
+        "does",
+        "do",
+        "did",
+        "where",
+        "who",
+        "how",
+        "much",
+        "when",
+        "which",
+        "was",
+        "were",
+        "are",
+        "i",
+        "me",
+        "now",
+        "currently",
+        "still",
+        "current",
+        "today",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -146,9 +152,9 @@ class AskResult:
     operation: str | None
     result: Any = None
     note: str | None = None
-    probabilities: dict = field(default_factory=dict)
+    probabilities: dict[str, Any] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         res = self.result
         if hasattr(res, "to_dict"):
             res = res.to_dict()
@@ -163,3 +169,53 @@ class AskResult:
             "note": self.note,
             "probabilities": {k: round(v, 4) for k, v in self.probabilities.items()},
         }
+
+
+class Answering(Protocol):
+    """The operations ``ask`` routes to (what :class:`~kgmem.api.MemoryGraph` provides)."""
+
+    vocabulary: Vocabulary
+
+    def now_answer(self, subject: str, predicate: str, object: str | None = None) -> Any: ...
+
+    def as_of_answer(self, subject: str, predicate: str, at: Any, object: str | None = None) -> Any: ...
+
+    def history_answer(self, subject: str, predicate: str, object: str | None = None) -> Any: ...
+
+    def why(self, query: str, *, now: Any = None) -> Any: ...
+
+    def recall(self, query: str, *, now: Any = None, user: str | None = None) -> Any: ...
+
+
+def answer(graph: Answering, question: str, *, now: dt.datetime | None = None, user: str | None = None) -> AskResult:
+    """Route ``question`` with the shipped router and answer it with the operation of its intent: a slot
+    question → ``now`` (a time in it → ``as_of`` at the end of that period), a history question → ``history``,
+    ``why`` → ``why``, anything else about memories → ``recall``; ``none`` answers nothing. A slot question
+    whose slot cannot be named falls back to recall, and says so."""
+    from ..router import Router
+    from .timeparse import parse_time_filter
+
+    route = Router.default().predict(question)
+    out = AskResult(question, route.intent, route.confidence, None, probabilities=dict(route.probabilities))
+    if route.intent == "none":
+        out.note = "not a memory question: no memory operation answers it"
+        return out
+    if route.intent in ("slot", "history"):
+        sq = parse_slot_question(question, graph.vocabulary, user=user)
+        if sq is not None:
+            if route.intent == "slot":
+                out.operation, out.result = "now", graph.now_answer(sq.subject, sq.predicate, sq.object)
+                return out
+            tf = parse_time_filter(question, now or dt.datetime.now(dt.timezone.utc))
+            if tf is not None and tf.end is not None:
+                at = tf.end - dt.timedelta(microseconds=1)  # the value as the period ended
+                out.operation, out.result = "as_of", graph.as_of_answer(sq.subject, sq.predicate, at, sq.object)
+                return out
+            out.operation, out.result = "history", graph.history_answer(sq.subject, sq.predicate, sq.object)
+            return out
+        out.note = "could not name the slot in the question; answered with recall"
+    if route.intent == "why":
+        out.operation, out.result = "why", graph.why(question, now=now)
+        return out
+    out.operation, out.result = "recall", graph.recall(question, now=now, user=user)
+    return out

@@ -36,12 +36,13 @@ MODEL_FILE = "confidence.json"
 
 def best_cosine(hit: Any) -> float | None:
     """The question's cosine to the hit alone or to the hit read in its stream context, whichever is higher."""
-    own, ctx = hit.similarity, getattr(hit, "context_similarity", None)
+    own: float | None = hit.similarity
+    ctx: float | None = getattr(hit, "context_similarity", None)
     return own if ctx is None else ctx if own is None else max(own, ctx)
 
 
 def features(
-    hits: list,
+    hits: list[Any],
     ranks: dict[str, dict[str, int | None]],
     fused: dict[str, float],
     rrf_k: int,
@@ -97,7 +98,7 @@ class ConfidenceModel:
             z += w * (values.get(name, 0.0) - mu) / (sd or 1.0)
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "features": list(self.features),
             "mean": list(self.mean),
@@ -110,7 +111,7 @@ class ConfidenceModel:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> ConfidenceModel:
+    def from_dict(cls, d: dict[str, Any]) -> ConfidenceModel:
         if tuple(d["features"]) != FEATURES:
             raise ValueError(f"confidence model features {d['features']} are not kgmem's {list(FEATURES)}")
         return cls(

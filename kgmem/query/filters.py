@@ -11,10 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..errors import InputError
 from ..results import iso
-from .eligibility import PARAMS
+from ..store.rules import PARAMS
 from .timeparse import TimeFilter, parse_time_filter
 
 # questions that ask for a time: a time phrase in them says when the event was, not which memories to read
@@ -43,7 +44,7 @@ class RankWindow:
             return at.month == self.month
         return (self.start is None or at >= self.start) and (self.end is None or at < self.end)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"start": iso(self.start), "end": iso(self.end), "month": self.month}
 
 
@@ -62,8 +63,8 @@ class Filters:
     given_start: dt.datetime | None = None  # explicit since / until (hard filters whatever the phrase did)
     given_end: dt.datetime | None = None
 
-    def params(self) -> dict:
-        """The eligibility rule's parameters (:data:`~kgmem.query.eligibility.PARAMS`), as every recall
+    def params(self) -> dict[str, Any]:
+        """The eligibility rule's parameters (:data:`~kgmem.store.rules.PARAMS`), as every recall
         statement takes them."""
         return {name: (list(v) if isinstance(v := getattr(self, name), tuple) else v) for name in PARAMS}
 
@@ -82,7 +83,7 @@ class Filters:
             rank_window=RankWindow(self.start, self.end),
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "tenant": self.tenant,
             "user": self.user,

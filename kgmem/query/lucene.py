@@ -15,9 +15,9 @@ import re
 
 from ..calendar_names import MONTH_NUMBERS, WEEKDAYS
 
-_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
+_SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
 _TOKEN = re.compile(r"[\w][\w\-.:/@#']*", re.UNICODE)
-_OPERATORS = {"AND", "OR", "NOT", "TO"}
+_OPERATORS = frozenset({"AND", "OR", "NOT", "TO"})
 QUESTION_WORDS = frozenset(
     (
         "why",

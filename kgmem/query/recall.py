@@ -1,29 +1,45 @@
 """``recall``: filters → channels → reciprocal rank fusion (+ entity and time boosts) → abstention → typed
-answer (+ manifest)."""
+answer (+ manifest).
+
+:func:`recall` runs named steps, each a function of its own (and each unit-tested where it is pure):
+
+1. :func:`gather` — every channel's candidates (one round trip, or one statement per channel inside a time
+   window), and again without the time phrase's window when that window holds nothing;
+2. :func:`fuse` — reciprocal rank fusion of the channels (pure);
+3. :func:`boost` — the entity and time boosts, on the details of every candidate (:func:`bonuses` is pure);
+4. :func:`select` — the best ``k`` hits, one per repeated sentence (:func:`collapse` is pure);
+5. :func:`judge` — the hand policy per hit and the learned confidence for the answer (pure);
+6. :func:`attach_context` — the NEXT neighbours of each hit, when asked;
+7. :func:`manifest` — what ran and why, when ``explain``.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..config import DEFAULT_HITS
 from ..embed import Embedder
-from ..errors import InputError
 from ..normalize import clean_text
 from ..results import Hit, Recall, from_epoch, iso
 from ..store import Store, cypher
+from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
 from . import confidence
 from .abstain import AbstainPolicy, Judgement, decide, identifier_tokens
 from .filters import Filters
-from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, boost, rrf
+from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
+from .fusion import boost as add_bonuses
+from .question import Question
 
 CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
 CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "context_keyword", "window_keyword")
-_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kgmem-channel")
 TRANSFORM_VERSION = "recall/v2"
+STATEMENTS = ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword", "recall/entity")
 
 
 @dataclass(frozen=True)
@@ -43,32 +59,54 @@ class RecallOptions:
     policy: AbstainPolicy = field(default_factory=AbstainPolicy)
     learned: bool = True  # the shipped confidence model decides abstention (when it is there)
 
+    def __post_init__(self) -> None:
+        check_int(self.k, field="k", lo=1, hi=MAX_HITS, what="hits")
+        object.__setattr__(self, "channels", check_choices(self.channels, CHANNELS, field="channels"))
 
-def _check(query: str, opts: RecallOptions) -> str:
-    if not isinstance(query, str) or not query.strip():
-        raise InputError("must be a non-empty question", field="query", fix='ask something, e.g. "what did we decide?"')
-    if opts.k < 1 or opts.k > 1000:
-        raise InputError(f"must be between 1 and 1000, got {opts.k}", field="k", fix="ask for 1 to 1000 hits")
-    unknown = set(opts.channels) - set(CHANNELS)
-    if unknown:
-        raise InputError(f"unknown channel(s) {sorted(unknown)}", field="channels", fix=f"use {', '.join(CHANNELS)}")
-    return clean_text(query)
+    @property
+    def fetch_depth(self) -> int:
+        """Candidates each channel brings into fusion: at least ``k``."""
+        return max(self.k, self.depth)
 
 
-def _candidates(
-    store: Store, vec, ranking_text: str, filters: Filters, depth: int, opts: RecallOptions
-) -> tuple[dict[str, ch.Candidates], dict[str, dict]]:
-    if filters.start is None and filters.end is None:
-        both = ch.all_channels(store, vec, ranking_text, filters, depth, tuple(opts.channels))
-        return both.found, both.details
+class Clock:
+    """Per-step wall times of one recall, in milliseconds (``explain``'s ``timings_ms``)."""
 
-    # a time window: the vector channel may scan the (small) eligible set exactly; run the channels apart
-    def run_channel(name: str) -> tuple[str, ch.Candidates]:
-        if name == "entity":
-            return name, ch.entity(store, ranking_text, vec, filters, depth)
-        return name, ch.index_channel(store, name, vec, ranking_text, filters, depth, overfetch=opts.overfetch)
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.ms: dict[str, float] = {}
 
-    return dict(_POOL.map(run_channel, opts.channels)), {}
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        t = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.ms[name] = self.ms.get(name, 0.0) + (time.perf_counter() - t) * 1000
+
+    def total(self) -> float:
+        self.ms["total_ms"] = (time.perf_counter() - self.start) * 1000
+        return self.ms["total_ms"]
+
+
+@dataclass
+class Gathered:
+    """The channels' candidates, the hit maps read so far (by id), and the filters that produced them."""
+
+    found: dict[str, ch.Candidates]
+    details: dict[str, dict[str, Any]]
+    filters: Filters
+    note: str | None = None  # why the time phrase's window was dropped
+
+
+@dataclass
+class Verdict:
+    abstained: bool
+    reason: str | None
+    judgements: list[Judgement]
+    features: dict[str, float]
+    probability: float | None
+    model: confidence.ConfidenceModel | None
 
 
 def recall(
@@ -81,173 +119,89 @@ def recall(
     *,
     explain: bool = False,
 ) -> Recall:
-    query = _check(query, opts)
-    timings: dict[str, float] = {}
-    t0 = time.perf_counter()
-    vec = embedder.encode_one(ranking_text)
-    timings["embed_ms"] = (time.perf_counter() - t0) * 1000
-    depth = max(opts.k, opts.depth)
-
-    t = time.perf_counter()
-    found, details = _candidates(store, vec, ranking_text, filters, depth, opts)
-    note = None
-    if filters.phrase_window and not any(c.ids for c in found.values()):
-        # the time phrase's window holds nothing eligible: rank without it (the phrase still ranks) and say so
-        note = (
-            f"the time phrase '{filters.time_phrase}' named a window with nothing eligible in it; "
-            "ranked without that window, the phrase used only for ranking"
-        )
-        filters = filters.without_phrase_window()
-        found, details = _candidates(store, vec, query, filters, depth, opts)
-    timings["channels_ms"] = (time.perf_counter() - t) * 1000
-
-    fused = rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k, weights=dict(opts.weights) or None)
-    entities = found["entity"].detail.get("entities", []) if "entity" in found else []
-    # the boost is for entities the question names — written like a name ("What did Caroline say"), not a
-    # common word that is also an entity somewhere ("why did checkout go down")
-    named = set(ch.question_keys(ranking_text)[1])
-    entity_keys = [e["key"] for e in entities if e["key"] in named]
-    if filters.rank_window is not None or entity_keys:
-        # the boosts need every candidate's time and mentions
-        missing = [f.id for f in fused if f.id not in details]
-        if missing:
-            t = time.perf_counter()
-            details.update(_details(store, filters.tenant, missing, vec, entity_keys))
-            timings["details_ms"] = (time.perf_counter() - t) * 1000
-        plain = {f.id: f.score for f in fused}
-        fused = boost(fused, _bonuses(fused, details, entity_keys, filters, opts))
-    else:
-        plain = {f.id: f.score for f in fused}
-    top = fused[: opts.k * 2]  # spare rows: duplicates of the same text collapse below
-    missing = [f.id for f in top if f.id not in details]
-    if missing:
-        t = time.perf_counter()
-        details.update(_details(store, filters.tenant, missing, vec, entity_keys))
-        timings["details_ms"] = timings.get("details_ms", 0.0) + (time.perf_counter() - t) * 1000
-
-    hits: list[Hit] = []
-    seen_text: dict[tuple, Hit] = {}
-    for f in top:
-        rec = details.get(f.id)
-        if rec is None or rec.get("text") is None:  # gone: forgotten by a transaction that committed meanwhile
-            continue
-        hit = Hit.from_record(rec)
-        key = (clean_text(hit.text).casefold(), hit.at)
-        if key in seen_text:
-            # a fact compiled from an episode repeats its sentence: show it once, as the recorded memory,
-            # at the better of the two ranks
-            kept = seen_text[key]
-            if kept.origin == "compiled" and hit.origin != "compiled":
-                hit.score, hit.channels = kept.score, kept.channels
-                hits[hits.index(kept)] = seen_text[key] = hit
-            continue
-        if len(hits) >= opts.k:
-            continue
-        hit.score, hit.channels = f.score, {c: f.ranks.get(c) for c in opts.channels}
-        hit.current = hit.valid_to is None or (filters.at is not None and hit.valid_to > filters.at)
-        seen_text[key] = hit
-        hits.append(hit)
-
-    # equal fused scores (common after consolidation) break by cosine, not by id
-    hits.sort(key=lambda h: (-h.score, -(h.similarity if h.similarity is not None else -1.0)))
-    idents = identifier_tokens(query)
-    judgements, abstained, reason = decide(hits, idents, opts.policy)
-    model = confidence.shipped() if opts.learned else None
-    conf_values = confidence.features(
-        hits,
-        {h.id: h.channels for h in hits},
-        plain,
-        opts.rrf_k,
-        tuple(found),
-        entity_keys,
-        {i: d.get("mentions") or [] for i, d in details.items()},
-        bool(hits) and bool(idents & identifier_tokens(hits[0].text)),
-    )
-    p_answer: float | None = None
-    if model is not None:
-        p_answer = model.probability(conf_values)
-        if hits and not judgements[0].why.startswith("exact token"):
-            # the learned decision replaces the hand thresholds for the answer (an identifier of the question
-            # found by the keyword channel stays decisive: embeddings blur "zx9q", the model's cosine says little
-            # there); hits below the best keep their own judgement
-            abstained = p_answer < model.threshold
-            reason = f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None
-            judgements[0] = Judgement(
-                not abstained, f"learned confidence {p_answer:.2f} (threshold {model.threshold:.2f})"
-            )
-    for hit, j in zip(hits, judgements):
-        hit.confident = j.confident and not abstained
+    """Answer a question with the best ``opts.k`` eligible memories, each judged; may abstain."""
+    clock = Clock()
+    with clock.step("embed_ms"):
+        q = Question.of(clean_text(query), ranking_text, embedder)
+    with clock.step("channels_ms"):
+        got = gather(store, q, filters, opts)
+    fused = fuse(got.found, opts)
+    entity_keys = boost_keys(got.found, q)
+    with clock.step("boosts_ms"):
+        fused, plain = boost(store, q, fused, got, entity_keys, opts)
+    with clock.step("details_ms"):
+        hits = select(store, q, fused, got, entity_keys, opts)
+    with clock.step("confidence_ms"):
+        verdict = judge(hits, q, got, plain, entity_keys, opts)
     if opts.expand > 0 and hits:
-        _attach_context(store, filters.tenant, hits, opts.expand)
-    timings["total_ms"] = (time.perf_counter() - t0) * 1000
-
-    manifest = None
-    if explain:
-        manifest = {
-            "transform": TRANSFORM_VERSION,
-            "model": embedder.model_id,
-            "ranking_text": ranking_text,
-            "filters": filters.to_dict(),
-            "options": {
-                "k": opts.k,
-                "rrf_k": opts.rrf_k,
-                "depth": depth,
-                "overfetch": opts.overfetch,
-                "expand": opts.expand,
-                "channels": list(opts.channels),
-                "entity_boost": opts.entity_boost,
-                "time_boost": opts.time_boost,
-            },
-            "policy": opts.policy.to_dict(),
-            "confidence": {
-                "features": {k: round(v, 6) for k, v in conf_values.items()},
-                "probability": None if p_answer is None else round(p_answer, 6),
-                "model": None
-                if model is None
-                else {"threshold": model.threshold, "data_version": model.data_version, "trained_on": model.trained_on},
-            },
-            "channels": {name: c.to_dict() for name, c in found.items()},
-            "fused": [{"id": f.id, "score": round(f.score, 6), "ranks": f.ranks} for f in fused[:depth]],
-            "judgements": [{"id": h.id, "confident": j.confident, "why": j.why} for h, j in zip(hits, judgements)],
-            "cypher": {  # the file that ran: the server generation's variant where there is one
-                n: cypher.load(store.resolve(n)).path.relative_to(cypher.cypher_root()).as_posix()
-                for n in (
-                    "recall/candidates",
-                    "recall/vector",
-                    "recall/vector_exact",
-                    "recall/keyword",
-                    "recall/entity",
-                    "recall/details",
-                )
-            },
-            "context_transform": CONTEXT_TRANSFORM,
-            "timings_ms": {k2: round(v, 2) for k2, v in timings.items()},
-            "at": iso(dt.datetime.now(dt.timezone.utc)),
-        }
-    if note is not None:
-        reason = note if reason is None else f"{reason}; {note}"
-        if manifest is not None:
-            manifest["time_fallback"] = note
+        with clock.step("context_ms"):
+            attach_context(store, got.filters.tenant, hits, opts.expand)
+    clock.total()
+    reason = (
+        verdict.reason if got.note is None else got.note if verdict.reason is None else f"{verdict.reason}; {got.note}"
+    )
     return Recall(
-        query=query,
-        abstained=abstained,
+        query=q.text,
+        abstained=verdict.abstained,
         reason=reason,
         hits=hits,
-        explain=manifest,
-        confidence=p_answer,
-        features=conf_values,
+        explain=manifest(store, embedder, q, got, fused, hits, verdict, opts, clock) if explain else None,
+        confidence=verdict.probability,
+        features=verdict.features,
     )
 
 
-def _details(store: Store, tenant: str, ids: list[str], vec, entity_keys: list[str]) -> dict[str, dict]:
-    return {
-        r["hit"]["id"]: r["hit"]
-        for r in store.read("recall/details", tenant=tenant, ids=ids, vector=vec.tolist(), entity_keys=entity_keys)
-    }
+# ---------------------------------------------------------------------------- 1. gather
 
 
-def _bonuses(
-    fused: list[Fused], details: dict[str, dict], entity_keys: list[str], filters: Filters, opts: RecallOptions
+def fetch(store: Store, q: Question, filters: Filters, opts: RecallOptions) -> Gathered:
+    """Every channel's candidates: one round trip without a time window; inside one (where the vector channel
+    may scan the small eligible set exactly) one statement per channel, side by side."""
+    depth = opts.fetch_depth
+    if filters.start is None and filters.end is None:
+        both = ch.all_channels(store, q, filters, depth, opts.channels)
+        return Gathered(both.found, both.details, filters)
+    runs = store.runtime.pool.map(lambda n: ch.one_channel(store, n, q, filters, depth, opts.overfetch), opts.channels)
+    return Gathered(dict(zip(opts.channels, runs)), {}, filters)
+
+
+def gather(store: Store, q: Question, filters: Filters, opts: RecallOptions) -> Gathered:
+    """:func:`fetch`; when the time phrase's window holds nothing eligible, rank without it (the phrase still
+    ranks, and the channels read the whole question) and say so."""
+    got = fetch(store, q, filters, opts)
+    if not filters.phrase_window or any(c.ids for c in got.found.values()):
+        return got
+    note = (
+        f"the time phrase '{filters.time_phrase}' named a window with nothing eligible in it; "
+        "ranked without that window, the phrase used only for ranking"
+    )
+    got = fetch(store, q.ranked_by(q.text), filters.without_phrase_window(), opts)
+    got.note = note
+    return got
+
+
+# ---------------------------------------------------------------------------- 2. fuse, 3. boost
+
+
+def fuse(found: dict[str, ch.Candidates], opts: RecallOptions) -> list[Fused]:
+    """Reciprocal rank fusion of the channels' rankings, with the options' per-channel weights."""
+    return rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k, weights=dict(opts.weights) or None)
+
+
+def boost_keys(found: dict[str, ch.Candidates], q: Question) -> list[str]:
+    """The matched entities the boost is for: those the question names — written like a name ("What did
+    Caroline say"), not a common word that is also an entity somewhere ("why did checkout go down")."""
+    entities = found["entity"].detail.get("entities", []) if "entity" in found else []
+    named = set(q.keys.named)
+    return [e["key"] for e in entities if e["key"] in named]
+
+
+def bonuses(
+    fused: list[Fused],
+    details: dict[str, dict[str, Any]],
+    entity_keys: list[str],
+    filters: Filters,
+    opts: RecallOptions,
 ) -> dict[str, float]:
     """The fusion's two boosts: the share of the question's entities a hit mentions (× ``entity_boost``) and
     whether its time falls in a time phrase's ranking window (× ``time_boost``)."""
@@ -267,12 +221,175 @@ def _bonuses(
     return out
 
 
-def _attach_context(store: Store, tenant: str, hits: list[Hit], hops: int) -> None:
+def boost(
+    store: Store, q: Question, fused: list[Fused], got: Gathered, entity_keys: list[str], opts: RecallOptions
+) -> tuple[list[Fused], dict[str, float]]:
+    """The boosted ranking and every candidate's unboosted score (the confidence reads the latter). The
+    boosts need every candidate's time and mentions: what the channels did not bring is read first."""
+    plain = {f.id: f.score for f in fused}
+    if got.filters.rank_window is None and not entity_keys:
+        return fused, plain
+    read_details(store, q, got, [f.id for f in fused], entity_keys)
+    return add_bonuses(fused, bonuses(fused, got.details, entity_keys, got.filters, opts)), plain
+
+
+def read_details(store: Store, q: Question, got: Gathered, ids: list[str], entity_keys: list[str]) -> None:
+    """Read the hit maps (``recall/details``) of the ``ids`` not read yet into ``got.details``."""
+    missing = [i for i in ids if i not in got.details]
+    if missing:
+        rows = store.read(
+            "recall/details", tenant=got.filters.tenant, ids=missing, vector=q.vector_list, entity_keys=entity_keys
+        )
+        got.details.update({r["hit"]["id"]: r["hit"] for r in rows})
+
+
+# ---------------------------------------------------------------------------- 4. select
+
+
+def select(
+    store: Store, q: Question, fused: list[Fused], got: Gathered, entity_keys: list[str], opts: RecallOptions
+) -> list[Hit]:
+    """The best ``k`` hits of the fused ranking (read from ``2k`` candidates: repeats collapse)."""
+    top = fused[: opts.k * 2]
+    read_details(store, q, got, [f.id for f in top], entity_keys)
+    return collapse(top, got.details, got.filters, opts)
+
+
+def is_current(hit: Hit, filters: Filters) -> bool:
+    """Whether the hit still held at the question's time (now, or ``at``)."""
+    return hit.valid_to is None or (filters.at is not None and hit.valid_to > filters.at)
+
+
+def collapse(top: list[Fused], details: dict[str, dict[str, Any]], filters: Filters, opts: RecallOptions) -> list[Hit]:
+    """Hits in fused order, at most ``k``: a memory gone meanwhile is skipped, and a fact compiled from an
+    episode (which repeats its sentence) is shown once, as the recorded memory, at the better of the two ranks;
+    equal fused scores (common after consolidation) break by cosine."""
+    hits: list[Hit] = []
+    seen: dict[tuple[str, dt.datetime | None], Hit] = {}
+    for f in top:
+        rec = details.get(f.id)
+        if rec is None or rec.get("text") is None:  # gone: forgotten by a transaction that committed meanwhile
+            continue
+        hit = Hit.from_record(rec)
+        key = (clean_text(hit.text).casefold(), hit.at)
+        if key in seen:
+            kept = seen[key]
+            if kept.origin == "compiled" and hit.origin != "compiled":
+                hit.score, hit.channels = kept.score, kept.channels
+                hit.current = is_current(hit, filters)
+                hits[hits.index(kept)] = seen[key] = hit
+            continue
+        if len(hits) >= opts.k:
+            continue
+        hit.score, hit.channels = f.score, {c: f.ranks.get(c) for c in opts.channels}
+        hit.current = is_current(hit, filters)
+        seen[key] = hit
+        hits.append(hit)
+    hits.sort(key=lambda h: (-h.score, -(h.similarity if h.similarity is not None else -1.0)))
+    return hits
+
+
+# ---------------------------------------------------------------------------- 5. judge
+
+
+def judge(
+    hits: list[Hit],
+    q: Question,
+    got: Gathered,
+    plain: dict[str, float],
+    entity_keys: list[str],
+    opts: RecallOptions,
+    model: confidence.ConfidenceModel | None = None,
+) -> Verdict:
+    """Judge every hit by the hand policy, then let the learned confidence (the shipped model unless
+    ``opts.learned`` is false) decide the answer; sets each hit's ``confident``."""
+    judgements, abstained, reason = decide(hits, set(q.identifiers), opts.policy)
+    model = model or (confidence.shipped() if opts.learned else None)
+    values = confidence.features(
+        hits,
+        {h.id: h.channels for h in hits},
+        plain,
+        opts.rrf_k,
+        tuple(got.found),
+        entity_keys,
+        {i: d.get("mentions") or [] for i, d in got.details.items()},
+        bool(hits) and bool(q.identifiers & identifier_tokens(hits[0].text)),
+    )
+    p_answer = model.probability(values) if model is not None else None
+    if model is not None and p_answer is not None and hits and not judgements[0].why.startswith("exact token"):
+        # the learned decision replaces the hand thresholds for the answer (an identifier of the question
+        # found by the keyword channel stays decisive: embeddings blur "zx9q", the model's cosine says little
+        # there); hits below the best keep their own judgement
+        abstained = p_answer < model.threshold
+        reason = f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None
+        judgements[0] = Judgement(not abstained, f"learned confidence {p_answer:.2f} (threshold {model.threshold:.2f})")
+    for hit, j in zip(hits, judgements):
+        hit.confident = j.confident and not abstained
+    return Verdict(abstained, reason, judgements, values, p_answer, model)
+
+
+# ---------------------------------------------------------------------------- 6. context, 7. manifest
+
+
+def attach_context(store: Store, tenant: str, hits: list[Hit], hops: int) -> None:
     rows = store.read("recall/neighbors", tenant=tenant, ids=[h.id for h in hits], hops=hops)
-    by_id: dict[str, list[dict]] = {}
+    by_id: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_id.setdefault(r["id"], []).append(
             {"id": r["neighbor"], "text": r["text"], "at": iso(r["at"]), "offset": r["offset"]}
         )
     for h in hits:
         h.context = by_id.get(h.id, [])
+
+
+def manifest(
+    store: Store,
+    embedder: Embedder,
+    q: Question,
+    got: Gathered,
+    fused: list[Fused],
+    hits: list[Hit],
+    verdict: Verdict,
+    opts: RecallOptions,
+    clock: Clock,
+) -> dict[str, Any]:
+    """What ran and why: options, filters, each channel's candidates, the fusion, the judgements, the
+    confidence features, the statement files that ran (the server generation's variants) and the timings."""
+    model = verdict.model
+    out: dict[str, Any] = {
+        "transform": TRANSFORM_VERSION,
+        "model": embedder.model_id,
+        "ranking_text": q.ranking_text,
+        "filters": got.filters.to_dict(),
+        "options": {
+            "k": opts.k,
+            "rrf_k": opts.rrf_k,
+            "depth": opts.fetch_depth,
+            "overfetch": opts.overfetch,
+            "expand": opts.expand,
+            "channels": list(opts.channels),
+            "entity_boost": opts.entity_boost,
+            "time_boost": opts.time_boost,
+        },
+        "policy": opts.policy.to_dict(),
+        "confidence": {
+            "features": {k: round(v, 6) for k, v in verdict.features.items()},
+            "probability": None if verdict.probability is None else round(verdict.probability, 6),
+            "model": None
+            if model is None
+            else {k: model.to_dict()[k] for k in ("threshold", "data_version", "trained_on")},
+        },
+        "channels": {name: c.to_dict() for name, c in got.found.items()},
+        "fused": [{"id": f.id, "score": round(f.score, 6), "ranks": f.ranks} for f in fused[: opts.fetch_depth]],
+        "judgements": [{"id": h.id, "confident": j.confident, "why": j.why} for h, j in zip(hits, verdict.judgements)],
+        "cypher": {  # the file that ran: the server generation's variant where there is one
+            n: cypher.load(store.resolve(n)).path.relative_to(cypher.cypher_root()).as_posix()
+            for n in (*STATEMENTS, "recall/details")
+        },
+        "context_transform": CONTEXT_TRANSFORM,
+        "timings_ms": {k: round(v, 2) for k, v in clock.ms.items()},
+        "at": iso(dt.datetime.now(dt.timezone.utc)),
+    }
+    if got.note is not None:
+        out["time_fallback"] = got.note
+    return out

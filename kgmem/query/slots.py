@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 from ..keys import slot_key
 from ..normalize import normalize_object, normalize_subject, object_key
 from ..results import Fact, History, SlotAnswer
 from ..store import Store
-from ..vocab import Vocabulary
+from ..vocab import EmbedFn, Vocabulary
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ def resolve_slot(
     predicate: str,
     obj: str | None = None,
     *,
-    embed: Callable | None = None,
+    embed: EmbedFn | None = None,
 ) -> SlotRef:
     """Normalise a (subject, predicate[, object]) question the way the write path normalises facts."""
     pred = vocabulary.normalize(predicate, embed=embed).name
@@ -55,5 +55,5 @@ def history(store: Store, ref: SlotRef, known_at: dt.datetime | None = None) -> 
     return History(ref.subject, ref.predicate, ref.object, [Fact.from_row(r) for r in rows])
 
 
-def changes(store: Store, tenant: str, since: dt.datetime, limit: int = 100) -> list[dict]:
+def changes(store: Store, tenant: str, since: dt.datetime, limit: int = 100) -> list[dict[str, Any]]:
     return store.read("facts/changes_since", tenant=tenant, since=since, limit=limit)

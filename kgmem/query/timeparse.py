@@ -69,15 +69,17 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
 
 from ..calendar_names import MONTH_NUMBERS, WEEKDAY_NUMBERS
 
 UTC = dt.timezone.utc
 
-__all__ = ["TimeFilter", "parse_time_filter"]
+__all__ = tuple(["TimeFilter", "parse_time_filter"])
 
 
 @dataclass(frozen=True)
@@ -102,91 +104,95 @@ class TimeFilter:
 
 _MONTHS = MONTH_NUMBERS
 _WEEKDAYS = WEEKDAY_NUMBERS
-_NUMBER_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "a": 1,
-    "an": 1,
-}
+_NUMBER_WORDS = MappingProxyType(
+    {
+        "one": 1,
+        "two": 2,
+        "three": 3,
+        "four": 4,
+        "five": 5,
+        "six": 6,
+        "seven": 7,
+        "eight": 8,
+        "nine": 9,
+        "ten": 10,
+        "eleven": 11,
+        "twelve": 12,
+        "a": 1,
+        "an": 1,
+    }
+)
 # month names that are also ordinary English words
-_AMBIGUOUS_MONTHS = {"may", "march", "mar"}
+_AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar"})
 # words that may follow a lower-case month "may" after a preposition ("in may for acme", "since may?")
-_AFTER_MONTH_OK = {
-    "and",
-    "or",
-    "but",
-    "of",
-    "to",
-    "for",
-    "from",
-    "with",
-    "at",
-    "on",
-    "in",
-    "by",
-    "about",
-    "regarding",
-    "when",
-    "while",
-    "where",
-    "that",
-    "which",
-    "who",
-    "whom",
-    "what",
-    "why",
-    "how",
-    "so",
-    "then",
-    "vs",
-    "versus",
-    "through",
-    "until",
-    "till",
-    "before",
-    "after",
-    "since",
-    "during",
-    "we",
-    "i",
-    "you",
-    "they",
-    "he",
-    "she",
-    "it",
-    "our",
-    "my",
-    "your",
-    "their",
-    "his",
-    "her",
-    "its",
-    "the",
-    "this",
-    "was",
-    "were",
-    "did",
-    "do",
-    "does",
-    "is",
-    "are",
-    "had",
-    "has",
-    "have",
-    "last",
-    "only",
-    "please",
-}
+_AFTER_MONTH_OK = frozenset(
+    {
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "for",
+        "from",
+        "with",
+        "at",
+        "on",
+        "in",
+        "by",
+        "about",
+        "regarding",
+        "when",
+        "while",
+        "where",
+        "that",
+        "which",
+        "who",
+        "whom",
+        "what",
+        "why",
+        "how",
+        "so",
+        "then",
+        "vs",
+        "versus",
+        "through",
+        "until",
+        "till",
+        "before",
+        "after",
+        "since",
+        "during",
+        "we",
+        "i",
+        "you",
+        "they",
+        "he",
+        "she",
+        "it",
+        "our",
+        "my",
+        "your",
+        "their",
+        "his",
+        "her",
+        "its",
+        "the",
+        "this",
+        "was",
+        "were",
+        "did",
+        "do",
+        "does",
+        "is",
+        "are",
+        "had",
+        "has",
+        "have",
+        "last",
+        "only",
+        "please",
+    }
+)
 
 _MON = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?"
 _WD = "(?:" + "|".join(_WEEKDAYS) + r")\b"
@@ -217,21 +223,23 @@ _F_REL_PERIOD = r"(?:last|previous|this|current)\s+(?:week|month|year)\b"
 _F_LAST_WD = rf"(?:last|this\s+past|past)\s+{_WD}"
 _F_AGO = rf"(?:{_NUM}|an?)\s+(?:days?|weeks?|months?|years?)\s+ago\b"
 
-_DATE_FORMS = [
-    _F_MD,
-    _F_DM,
-    _F_ISO_DAY,
-    _F_US,
-    _F_ISO_MONTH,
-    _F_MONTH_YEAR,
-    _F_MONTH,
-    _F_YEAR,
-    _F_WEEKDAY,
-    _F_TODAY,
-    _F_REL_PERIOD,
-    _F_LAST_WD,
-    _F_AGO,
-]
+_DATE_FORMS = tuple(
+    [
+        _F_MD,
+        _F_DM,
+        _F_ISO_DAY,
+        _F_US,
+        _F_ISO_MONTH,
+        _F_MONTH_YEAR,
+        _F_MONTH,
+        _F_YEAR,
+        _F_WEEKDAY,
+        _F_TODAY,
+        _F_REL_PERIOD,
+        _F_LAST_WD,
+        _F_AGO,
+    ]
+)
 _DATE = "(?:" + "|".join(_DATE_FORMS) + ")"
 _POSS = r"(?:'s|’s)?"  # "last week's", "yesterday's"
 _NOT_OF = r"(?!\s+of\b)"  # "the last day of the sprint" is not a window
@@ -280,6 +288,14 @@ class _Spec:
 
 def _at(d: dt.date) -> dt.datetime:
     return dt.datetime(d.year, d.month, d.day, tzinfo=UTC)
+
+
+def _add_weeks(d: dt.date, n: int) -> dt.date:
+    return d + dt.timedelta(weeks=n)
+
+
+def _add_years(d: dt.date, n: int) -> dt.date:
+    return d.replace(year=d.year + n)
 
 
 def _add_months(d: dt.date, months: int) -> dt.date:
@@ -374,16 +390,18 @@ def _resolve(
 
 # --------------------------------------------------------------------------------------------- <date> text
 
-_dateparser_parse: Callable | None = None
+
+@functools.cache
+def _dateparser_parse() -> Callable[..., Any]:
+    """dateparser's parse, imported on first use (it is slow to import)."""
+    import dateparser
+
+    parse: Callable[..., Any] = dateparser.parse
+    return parse
 
 
 def _dateparser(text: str, now: dt.datetime) -> dt.date | None:
-    """Parse one calendar date with dateparser (imported lazily: it is slow to import)."""
-    global _dateparser_parse
-    if _dateparser_parse is None:
-        import dateparser
-
-        _dateparser_parse = dateparser.parse
+    """Parse one calendar date with dateparser."""
     settings = {
         "RELATIVE_BASE": now.replace(tzinfo=None),
         "PREFER_DATES_FROM": "past",
@@ -392,30 +410,32 @@ def _dateparser(text: str, now: dt.datetime) -> dt.date | None:
         "PREFER_DAY_OF_MONTH": "first",
     }
     try:
-        parsed = _dateparser_parse(text, languages=["en"], settings=settings)
+        parsed = _dateparser_parse()(text, languages=["en"], settings=settings)
     except Exception:  # dateparser raises assorted errors on odd input; treat as "not a date"
         return None
     return parsed.date() if parsed is not None else None
 
 
-_FULL = {
-    name: _rx(rf"{form}\Z")
-    for name, form in [
-        ("md", _F_MD),
-        ("dm", _F_DM),
-        ("iso_day", _F_ISO_DAY),
-        ("us", _F_US),
-        ("iso_month", _F_ISO_MONTH),
-        ("month_year", _F_MONTH_YEAR),
-        ("month", _F_MONTH),
-        ("year", _F_YEAR),
-        ("weekday", _F_WEEKDAY),
-        ("today", _F_TODAY),
-        ("rel_period", _F_REL_PERIOD),
-        ("last_wd", _F_LAST_WD),
-        ("ago", _F_AGO),
-    ]
-}
+_FULL = MappingProxyType(
+    {
+        name: _rx(rf"{form}\Z")
+        for name, form in [
+            ("md", _F_MD),
+            ("dm", _F_DM),
+            ("iso_day", _F_ISO_DAY),
+            ("us", _F_US),
+            ("iso_month", _F_ISO_MONTH),
+            ("month_year", _F_MONTH_YEAR),
+            ("month", _F_MONTH),
+            ("year", _F_YEAR),
+            ("weekday", _F_WEEKDAY),
+            ("today", _F_TODAY),
+            ("rel_period", _F_REL_PERIOD),
+            ("last_wd", _F_LAST_WD),
+            ("ago", _F_AGO),
+        ]
+    }
+)
 _MONTH_TOKEN = _rx(_MON)
 _YEAR_TOKEN = _rx(r"(?<!\d)(?:19\d\d|20\d\d|2100)(?!\d)")
 
@@ -435,13 +455,13 @@ def _period(unit: str, which: str, now: dt.datetime) -> tuple[dt.datetime, dt.da
     unit = unit.lower()
     if unit == "week":
         start = today - dt.timedelta(days=today.weekday())
-        step = lambda d, k: d + dt.timedelta(weeks=k)  # noqa: E731
+        step: Callable[[dt.date, int], dt.date] = _add_weeks
     elif unit == "month":
         start = today.replace(day=1)
         step = _add_months
     else:
         start = today.replace(month=1, day=1)
-        step = lambda d, k: d.replace(year=d.year + k)  # noqa: E731
+        step = _add_years
     if which == "last":
         return _at(step(start, -1)), _at(start)
     return _at(start), _at(step(start, 1))
@@ -520,19 +540,19 @@ def _lowercase_may_ok(query: str, spec_text: str, end: int) -> bool:
 # --------------------------------------------------------------------------------------------- phrases
 
 Span = tuple[dt.datetime | None, dt.datetime | None]
-_Handler = Callable[[re.Match, str, dt.datetime], "Span | None"]
+_Handler = Callable[[re.Match[str], str, dt.datetime], "Span | None"]
 
 
-def _h_today(m: re.Match, q: str, now: dt.datetime) -> Span:
+def _h_today(m: re.Match[str], q: str, now: dt.datetime) -> Span:
     d = now.date() if m.group("w").lower() == "today" else now.date() - dt.timedelta(days=1)
     return _day_span(d)
 
 
-def _h_this_period(m: re.Match, q: str, now: dt.datetime) -> Span:
+def _h_this_period(m: re.Match[str], q: str, now: dt.datetime) -> Span:
     return _period(m.group("unit"), "this", now)[0], now
 
 
-def _h_last_period(m: re.Match, q: str, now: dt.datetime) -> Span:
+def _h_last_period(m: re.Match[str], q: str, now: dt.datetime) -> Span:
     return _period(m.group("unit"), "last", now)
 
 
@@ -549,16 +569,16 @@ def _rolling(n: int, unit: str, now: dt.datetime) -> Span | None:
     return start, now
 
 
-def _h_rolling_n(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_rolling_n(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     return _rolling(_number(m.group("n")), m.group("unit"), now)
 
 
-def _h_rolling_1(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_rolling_1(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     unit = (m.group("unit") or m.group("unit2")).lower()
     return _rolling(24, "hours", now) if unit.startswith("24") else _rolling(1, unit, now)
 
 
-def _h_ago(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_ago(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     """N units ago is a window the size of the unit around that point: "3 days ago" that day, "two weeks ago"
     that Monday-to-Sunday week, "a month ago" that calendar month, "4 years ago" that calendar year."""
     n = _number(m.group("n"))
@@ -576,11 +596,11 @@ def _h_ago(m: re.Match, q: str, now: dt.datetime) -> Span | None:
     return _day_span(then)
 
 
-def _h_last_weekday(m: re.Match, q: str, now: dt.datetime) -> Span:
+def _h_last_weekday(m: re.Match[str], q: str, now: dt.datetime) -> Span:
     return _resolve(_Spec("weekday", weekday=_WEEKDAYS[m.group("wd").lower()]), now.date())
 
 
-def _date_of(m: re.Match, group: str, q: str, now: dt.datetime, **kw) -> _Spec | None:
+def _date_of(m: re.Match[str], group: str, q: str, now: dt.datetime, **kw: Any) -> _Spec | None:
     spec = _spec(m.group(group), now, **kw)
     if spec is None or (
         spec.kind == "month" and spec.year is None and not _lowercase_may_ok(q, m.group(group), m.end(group))
@@ -589,36 +609,36 @@ def _date_of(m: re.Match, group: str, q: str, now: dt.datetime, **kw) -> _Spec |
     return spec
 
 
-def _h_on(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_on(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     spec = _date_of(m, "d", q, now)
     if spec is None or not (spec.kind in ("day", "weekday") or spec.day_granular):
         return None
     return _resolve(spec, now.date())
 
 
-def _h_in(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_in(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     spec = _date_of(m, "d", q, now)
     if spec is None or spec.kind not in ("month", "year", "day"):
         return None
     return _resolve(spec, now.date())
 
 
-def _h_since(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_since(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     spec = _date_of(m, "d", q, now)
     return None if spec is None else (_resolve(spec, now.date())[0], now)
 
 
-def _h_before(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_before(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     spec = _date_of(m, "d", q, now)
     return None if spec is None else (None, _resolve(spec, now.date())[0])
 
 
-def _h_after(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_after(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     spec = _date_of(m, "d", q, now)
     return None if spec is None else (_resolve(spec, now.date())[1], now)
 
 
-def _h_between(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_between(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     a, b = _date_of(m, "d1", q, now), _date_of(m, "d2", q, now)
     if a is None or b is None:
         return None
@@ -632,7 +652,7 @@ def _h_between(m: re.Match, q: str, now: dt.datetime) -> Span | None:
     return min(a_span[0], b_span[0]), max(a_span[1], b_span[1])
 
 
-def _h_bare(m: re.Match, q: str, now: dt.datetime) -> Span | None:
+def _h_bare(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     spec = _spec(m.group("d"), now, bare=True)
     return None if spec is None else _resolve(spec, now.date())
 
@@ -640,59 +660,65 @@ def _h_bare(m: re.Match, q: str, now: dt.datetime) -> Span | None:
 _UNITS_N = r"(?P<unit>minutes?|hours?|days?|weeks?|months?|years?)"
 _BARE_DATE = "(?:" + "|".join([_F_MD, _F_DM, _F_ISO_DAY, _F_US, _F_MONTH_YEAR]) + ")"
 
-_PATTERNS: list[tuple[re.Pattern, _Handler]] = [
-    (
-        _rx(rf"{_L}(?:between|from)\s+(?P<d1>{_DATE})\s+(?:and|to|until|till|through|thru)\s+(?P<d2>{_DATE}){_POSS}"),
-        _h_between,
-    ),
-    (
-        _rx(
-            rf"{_L}(?:(?:in|over|within|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+(?P<n>{_NUM})\s+"
-            rf"{_UNITS_N}\b{_NOT_OF}"
+_PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = tuple(
+    [
+        (
+            _rx(
+                rf"{_L}(?:between|from)\s+(?P<d1>{_DATE})\s+(?:and|to|until|till|through|thru)\s+(?P<d2>{_DATE}){_POSS}"
+            ),
+            _h_between,
         ),
-        _h_rolling_n,
-    ),
-    (
-        _rx(
-            rf"{_L}(?:(?:in|over|within|during)\s+)?the\s+(?:last|past|previous)\s+"
-            rf"(?P<unit>24\s+hours|hour|day|week|month|year)\b{_NOT_OF}"
+        (
+            _rx(
+                rf"{_L}(?:(?:in|over|within|during)\s+)?(?:the\s+)?(?:last|past|previous)\s+(?P<n>{_NUM})\s+"
+                rf"{_UNITS_N}\b{_NOT_OF}"
+            ),
+            _h_rolling_n,
         ),
-        _h_rolling_1,
-    ),
-    (
-        _rx(
-            rf"{_L}(?:(?:in|over|within|during)\s+)?(?:past\s+(?P<unit>24\s+hours|hour|day|week|month|year)|"
-            rf"last\s+(?P<unit2>24\s+hours|hour|day))\b{_NOT_OF}"
+        (
+            _rx(
+                rf"{_L}(?:(?:in|over|within|during)\s+)?the\s+(?:last|past|previous)\s+"
+                rf"(?P<unit>24\s+hours|hour|day|week|month|year)\b{_NOT_OF}"
+            ),
+            _h_rolling_1,
         ),
-        _h_rolling_1,
-    ),
-    (_rx(rf"{_L}(?P<n>{_NUM}|an?)\s+(?P<unit>days?|weeks?|months?|years?)\s+ago\b"), _h_ago),
-    (_rx(rf"{_L}(?:last|previous)\s+(?P<unit>week|month|year)\b{_NOT_OF}{_POSS}"), _h_last_period),
-    (_rx(rf"{_L}(?:this|current)\s+(?P<unit>week|month|year)\b{_NOT_OF}{_POSS}"), _h_this_period),
-    (_rx(rf"{_L}(?P<w>today|yesterday)\b{_POSS}"), _h_today),
-    (_rx(rf"{_L}(?:last|this\s+past|past)\s+(?P<wd>{_WD}){_POSS}"), _h_last_weekday),
-    (_rx(rf"{_L}since\s+(?P<d>{_DATE}){_POSS}"), _h_since),
-    (_rx(rf"{_L}(?:before|until|till|prior\s+to)\s+(?P<d>{_DATE}){_POSS}"), _h_before),
-    (_rx(rf"{_L}after\s+(?P<d>{_DATE}){_POSS}"), _h_after),
-    (_rx(rf"{_L}on\s+(?P<d>{_DATE}){_POSS}"), _h_on),
-    (_rx(rf"{_L}(?:in|during)\s+(?P<d>{_DATE}){_POSS}"), _h_in),
-    (_rx(rf"{_L}(?P<d>{_BARE_DATE}){_POSS}"), _h_bare),
-]
+        (
+            _rx(
+                rf"{_L}(?:(?:in|over|within|during)\s+)?(?:past\s+(?P<unit>24\s+hours|hour|day|week|month|year)|"
+                rf"last\s+(?P<unit2>24\s+hours|hour|day))\b{_NOT_OF}"
+            ),
+            _h_rolling_1,
+        ),
+        (_rx(rf"{_L}(?P<n>{_NUM}|an?)\s+(?P<unit>days?|weeks?|months?|years?)\s+ago\b"), _h_ago),
+        (_rx(rf"{_L}(?:last|previous)\s+(?P<unit>week|month|year)\b{_NOT_OF}{_POSS}"), _h_last_period),
+        (_rx(rf"{_L}(?:this|current)\s+(?P<unit>week|month|year)\b{_NOT_OF}{_POSS}"), _h_this_period),
+        (_rx(rf"{_L}(?P<w>today|yesterday)\b{_POSS}"), _h_today),
+        (_rx(rf"{_L}(?:last|this\s+past|past)\s+(?P<wd>{_WD}){_POSS}"), _h_last_weekday),
+        (_rx(rf"{_L}since\s+(?P<d>{_DATE}){_POSS}"), _h_since),
+        (_rx(rf"{_L}(?:before|until|till|prior\s+to)\s+(?P<d>{_DATE}){_POSS}"), _h_before),
+        (_rx(rf"{_L}after\s+(?P<d>{_DATE}){_POSS}"), _h_after),
+        (_rx(rf"{_L}on\s+(?P<d>{_DATE}){_POSS}"), _h_on),
+        (_rx(rf"{_L}(?:in|during)\s+(?P<d>{_DATE}){_POSS}"), _h_in),
+        (_rx(rf"{_L}(?P<d>{_BARE_DATE}){_POSS}"), _h_bare),
+    ]
+)
 
 
-_KINDS: dict[_Handler, str] = {
-    _h_between: "range",
-    _h_since: "range",
-    _h_before: "range",
-    _h_after: "range",
-    _h_rolling_n: "rolling",
-    _h_rolling_1: "rolling",
-    _h_last_period: "period",
-    _h_this_period: "period",
-    _h_today: "period",
-    _h_ago: "ago",
-    _h_last_weekday: "weekday",
-}
+_KINDS: Mapping[_Handler, str] = MappingProxyType(
+    {
+        _h_between: "range",
+        _h_since: "range",
+        _h_before: "range",
+        _h_after: "range",
+        _h_rolling_n: "rolling",
+        _h_rolling_1: "rolling",
+        _h_last_period: "period",
+        _h_this_period: "period",
+        _h_today: "period",
+        _h_ago: "ago",
+        _h_last_weekday: "weekday",
+    }
+)
 
 # --------------------------------------------------------------------------------------------- entry point
 
@@ -712,7 +738,7 @@ def parse_time_filter(query: str, now: dt.datetime) -> TimeFilter | None:
     ``now`` is the reference time; a naive ``now`` is taken to be UTC.
     """
     now = now.astimezone(UTC) if now.tzinfo is not None else now.replace(tzinfo=UTC)
-    candidates: list[tuple[int, int, re.Match, _Handler]] = []
+    candidates: list[tuple[int, int, re.Match[str], _Handler]] = []
     for rx, handler in _PATTERNS:
         for m in rx.finditer(query):
             candidates.append((m.start(), -(m.end() - m.start()), m, handler))

@@ -17,8 +17,10 @@ A root reached by several paths keeps its best path's rank; every path is return
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..embed import Embedder
-from ..results import Memory, Recall, Why
+from ..results import Hit, Memory, Recall, Why
 from ..store import Store
 from .filters import Filters
 from .recall import RecallOptions, recall
@@ -47,21 +49,44 @@ def why(
     max_depth = max(1, min(MAX_DEPTH, max_depth))
     opts = opts or RecallOptions(k=symptom_candidates)
     found: Recall = recall(store, embedder, query, filters, ranking_text, opts, explain=explain)
-    manifest = {"recall": found.explain} if explain else None
-    if not found.hits:
-        return Why(
-            query=found.query,
-            abstained=True,
-            symptom=None,
-            roots=[],
-            paths=[],
-            reason=f"nothing matched the question ({found.reason})",
-            explain=manifest,
-        )
+    manifest: dict[str, Any] | None = {"recall": found.explain} if explain else None
 
-    best_sim = max((h.similarity or -1.0) for h in found.hits)
-    floor = max(SYMPTOM_FLOOR, best_sim - SYMPTOM_MARGIN)
-    eligible = [h for h in found.hits[:symptom_candidates] if (h.similarity or -1.0) >= floor]
+    def abstain(symptom: Hit | None, reason: str) -> Why:
+        memory = None if symptom is None else _memory(symptom)
+        return Why(found.query, True, memory, [], [], reason=reason, explain=manifest)
+
+    if not found.hits:
+        return abstain(None, f"nothing matched the question ({found.reason})")
+    symptom = find_symptom(store, found.hits, filters, manifest, symptom_candidates)
+    if symptom is None:
+        return abstain(found.hits[0], f"no recorded cause behind the best matches (best: '{found.hits[0].id}')")
+    rows = store.read(
+        "why/roots",
+        tenant=filters.tenant,
+        symptom_id=symptom.id,
+        max_depth=max_depth,
+        at=filters.at,
+        min_confidence=min_confidence,
+    )
+    roots, paths = roots_of(rows)
+    if not roots:
+        return abstain(symptom, "no cause passes the confidence and time limits")
+    return Why(found.query, False, _memory(symptom), roots[:k] if k else roots, paths, reason=None, explain=manifest)
+
+
+def symptom_floor(hits: list[Hit]) -> float:
+    """The cosine a symptom needs: at least ``SYMPTOM_FLOOR`` and within ``SYMPTOM_MARGIN`` of the best hit."""
+    best_sim = max((h.similarity or -1.0) for h in hits)
+    return max(SYMPTOM_FLOOR, best_sim - SYMPTOM_MARGIN)
+
+
+def find_symptom(
+    store: Store, hits: list[Hit], filters: Filters, manifest: dict[str, Any] | None, candidates: int
+) -> Hit | None:
+    """The best-ranked of the first ``candidates`` hits that matches well enough (:func:`symptom_floor` of all
+    the hits) and has a recorded cause."""
+    floor = symptom_floor(hits)
+    eligible = [h for h in hits[:candidates] if (h.similarity or -1.0) >= floor]
     causes: dict[str, int]
     if filters.at is None and all(h.causes is not None for h in eligible):
         # recall's single query already counted them (the filter only narrows the type: none is None here)
@@ -71,34 +96,21 @@ def why(
             r["id"]: r["causes"]
             for r in store.read("why/has_causes", tenant=filters.tenant, ids=[h.id for h in eligible], at=filters.at)
         }
-    symptom_hit = next((h for h in eligible if causes.get(h.id, 0) > 0), None)
     if manifest is not None:
         manifest["symptom_rule"] = {
             "floor": round(floor, 4),
             "candidates": [h.id for h in eligible],
             "with_causes": [i for i, c in causes.items() if c],
         }
-    if symptom_hit is None:
-        best = found.hits[0]
-        return Why(
-            query=found.query,
-            abstained=True,
-            symptom=_memory(best),
-            roots=[],
-            paths=[],
-            reason=f"no recorded cause behind the best matches (best: '{best.id}')",
-            explain=manifest,
-        )
+    return next((h for h in eligible if causes.get(h.id, 0) > 0), None)
 
-    rows = store.read(
-        "why/roots",
-        tenant=filters.tenant,
-        symptom_id=symptom_hit.id,
-        max_depth=max_depth,
-        at=filters.at,
-        min_confidence=min_confidence,
-    )
-    roots, paths, seen = [], [], set()
+
+def roots_of(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[list[str]]]:
+    """The distinct roots in the order ``why/roots`` ranks them (a root reached by several paths keeps its best
+    path's place), and every path."""
+    roots: list[dict[str, Any]] = []
+    paths: list[list[str]] = []
+    seen: set[str] = set()
     for r in rows:
         paths.append(r["path"])
         if r["root_id"] in seen:
@@ -115,32 +127,14 @@ def why(
                 "truncated": r["truncated"],
             }
         )
-    if not roots:
-        return Why(
-            query=found.query,
-            abstained=True,
-            symptom=_memory(symptom_hit),
-            roots=[],
-            paths=[],
-            reason="no cause passes the confidence and time limits",
-            explain=manifest,
-        )
-    return Why(
-        query=found.query,
-        abstained=False,
-        symptom=_memory(symptom_hit),
-        roots=roots[:k] if k else roots,
-        paths=paths,
-        reason=None,
-        explain=manifest,
-    )
+    return roots, paths
 
 
-def _memory(hit) -> Memory:
+def _memory(hit: Hit) -> Memory:
     return Memory(id=hit.id, text=hit.text, at=hit.at, kind=hit.kind)
 
 
-def timeline(store: Store, tenant: str, memory_id: str, *, before: int = 5, after: int = 5) -> list[dict]:
+def timeline(store: Store, tenant: str, memory_id: str, *, before: int = 5, after: int = 5) -> list[dict[str, Any]]:
     """Memories around ``memory_id``: along its stream's NEXT chain, or by valid time when it has no stream."""
     rows = store.read("timeline/around", tenant=tenant, memory_id=memory_id, before=before, after=after)
     if len(rows) <= 1:

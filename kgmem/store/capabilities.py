@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 FILTERED_VECTOR_SEARCH = "filtered_vector_search"
 # the SEARCH subclause with WHERE on the index's WITH properties: GA in 2026.02 (2026.01 had it as a preview)
@@ -49,7 +50,7 @@ class ServerInfo:
         """The statement variants this server runs (``v2026``), or None for the base statements (5.x)."""
         return "v2026" if self.filtered_vector_search else None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "version": self.version,
             "edition": self.edition,
@@ -58,7 +59,7 @@ class ServerInfo:
         }
 
     @classmethod
-    def from_components(cls, rows: list[dict]) -> ServerInfo:
+    def from_components(cls, rows: list[dict[str, Any]]) -> ServerInfo:
         """From the rows of ``admin/server_components`` (the 'Neo4j Kernel' component)."""
         kernel = next((r for r in rows if r.get("name") == "Neo4j Kernel"), rows[0] if rows else {})
         return cls(str(kernel.get("version") or ""), str(kernel.get("edition") or ""))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import time
 from functools import lru_cache
+from typing import Any
 
 from ..errors import SchemaError
 from . import cypher
@@ -59,7 +60,7 @@ def expected_properties(generation: str | None = None) -> dict[str, list[str]]:
     properties after the vector property)."""
     if generation != "v2026":
         return EXPECTED_PROPERTIES
-    from ..query.eligibility import VECTOR_FILTER_PROPERTIES
+    from .rules import VECTOR_FILTER_PROPERTIES
 
     return {
         n: [*props, *VECTOR_FILTER_PROPERTIES] if n in VECTOR_INDEXES else props
@@ -85,7 +86,7 @@ def version(generation: str | None = None) -> str:
     return f"{__version__}+{digest.hexdigest()[:12]}"
 
 
-def indexes_ok(rows: list[dict], generation: str | None = None) -> bool:
+def indexes_ok(rows: list[dict[str, Any]], generation: str | None = None) -> bool:
     """Every kgmem index is there, ONLINE and of the expected definition (``admin/index_states`` rows)."""
     expected = expected_properties(generation)
     ours = {r["name"]: r for r in rows if r["name"] in expected}
@@ -117,7 +118,7 @@ def record(store: Store) -> None:
     )
 
 
-def stale_indexes(rows: list[dict], generation: str | None = None) -> list[str]:
+def stale_indexes(rows: list[dict[str, Any]], generation: str | None = None) -> list[str]:
     """kgmem's indexes (not constraints) that exist under their name with another definition."""
     expected = expected_properties(generation)
     return [
@@ -127,7 +128,7 @@ def stale_indexes(rows: list[dict], generation: str | None = None) -> list[str]:
     ]
 
 
-def apply(store: Store, *, timeout: float = 300.0) -> list[dict]:
+def apply(store: Store, *, timeout: float = 300.0) -> list[dict[str, Any]]:
     """Create what is missing, then block until all kgmem indexes are ONLINE. Returns the index list."""
     generation = store.server_info().generation
     for name in stale_indexes(store.read("admin/index_states"), generation):
@@ -140,7 +141,7 @@ def apply(store: Store, *, timeout: float = 300.0) -> list[dict]:
     return indexes
 
 
-def wait_online(store: Store, *, timeout: float = 300.0) -> list[dict]:
+def wait_online(store: Store, *, timeout: float = 300.0) -> list[dict[str, Any]]:
     deadline = time.monotonic() + timeout
     while True:
         rows = store.read("admin/index_states")

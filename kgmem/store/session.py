@@ -24,13 +24,14 @@ from ..config import Connection, resolve_connection
 from ..errors import DatabaseError, DatabaseUnavailable, InputError, KgmemError
 from . import cypher
 from .capabilities import ServerInfo
+from .runtime import RuntimeState
 
 log = logging.getLogger("kgmem.store")
 T = TypeVar("T")
 
 _UNREACHABLE_FIX = (
     "start the local server with `kgmem server start`, or set NEO4J_URI (and NEO4J_USERNAME/NEO4J_PASSWORD) "
-    "to a running Neo4j 5"
+    "to a running Neo4j (2026.x or 5.26)"
 )
 
 
@@ -85,8 +86,8 @@ def to_params(value: Any) -> Any:
     return value
 
 
-def _record_dict(record: neo4j.Record) -> dict:
-    return {k: to_python(v) for k, v in record.items()}
+def _record_dict(record: neo4j.Record) -> dict[str, Any]:
+    return {k: to_python(v) for k, v in record.items()}  # type: ignore[no-untyped-call]
 
 
 @contextlib.contextmanager
@@ -159,12 +160,12 @@ class Tx:
         self._tx = tx
         self._resolve = resolve
 
-    def run(self, statement_: str, /, **params: Any) -> list[dict]:
+    def run(self, statement_: str, /, **params: Any) -> list[dict[str, Any]]:
         q = _checked(self._resolve(statement_), params)
         return [_record_dict(r) for r in self._tx.run(q.text, to_params(params))]
 
 
-def _checked(name: str, params: dict) -> cypher.Query:
+def _checked(name: str, params: dict[str, Any]) -> cypher.Query:
     q = cypher.load(name)
     missing = [p for p in q.params if p not in params]
     # a parameter the file declares (:param) but does not use is accepted: a generation's variant takes the
@@ -195,6 +196,8 @@ class Store:
             )
         self._server_info: ServerInfo | None = None
         self._server_info_lock = threading.Lock()
+        # what the read path learns per tenant while this connection runs, and its worker threads
+        self.runtime = RuntimeState(connection.database)
 
     @classmethod
     def connect(
@@ -226,14 +229,16 @@ class Store:
     # The statement is named by ``statement_`` (positional only, trailing underscore as in the driver's own
     # ``execute_query(query_, ...)``), so every other keyword is a query parameter: any ``$name`` is free.
 
-    def read(self, statement_: str, /, **params: Any) -> list[dict]:
+    def read(self, statement_: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run the named statement as a read (routed to a reader on a cluster)."""
         return self._execute(statement_, params, RoutingControl.READ)
 
-    def write(self, statement_: str, /, **params: Any) -> list[dict]:
+    def write(self, statement_: str, /, **params: Any) -> list[dict[str, Any]]:
         return self._execute(statement_, params, RoutingControl.WRITE)
 
-    def _execute(self, name: str, params: dict, routing: RoutingControl, *, resolve: bool = True) -> list[dict]:
+    def _execute(
+        self, name: str, params: dict[str, Any], routing: RoutingControl, *, resolve: bool = True
+    ) -> list[dict[str, Any]]:
         q = _checked(self.resolve(name) if resolve else name, params)
         with mapped_errors(self.connection.uri):
             result = _transient_retry(
@@ -258,7 +263,7 @@ class Store:
         ):
             return s.execute_read(lambda tx: fn(Tx(tx, self.resolve)))
 
-    def run_raw(self, name: str, params: dict, *, write: bool) -> list[dict]:
+    def run_raw(self, name: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
         """Run a named statement with exactly ``params`` (used by ``kgmem cypher --run`` and the file tests)."""
         q = cypher.load(name)
         with mapped_errors(self.connection.uri):
@@ -270,7 +275,7 @@ class Store:
             )
         return [_record_dict(r) for r in result.records]
 
-    def dry_run(self, name: str, params: dict) -> list[dict]:
+    def dry_run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         """Run a named statement with exactly ``params`` inside a transaction that is rolled back."""
         q = cypher.load(name)
         with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
@@ -280,14 +285,14 @@ class Store:
             finally:
                 tx.rollback()
 
-    def explain(self, name: str, params: dict) -> dict:
+    def explain(self, name: str, params: dict[str, Any]) -> dict[str, Any]:
         """The plan Neo4j would use for a named statement, or the variant this server runs (EXPLAIN: nothing runs)."""
         q = cypher.load(self.resolve(name))
         with mapped_errors(self.connection.uri):
             result = self._driver.execute_query("EXPLAIN " + q.text, to_params(params), database_=self.database)
         return result.summary.plan or {}
 
-    def auto_commit(self, statement_: str, /, **params: Any) -> list[dict]:
+    def auto_commit(self, statement_: str, /, **params: Any) -> list[dict[str, Any]]:
         """Schema statements must run outside an explicit transaction."""
         q = _checked(self.resolve(statement_), params)
         with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
@@ -312,7 +317,7 @@ class Store:
         get_config().database_name = self.database
         db.set_connection(driver=self._driver)
 
-    def verify(self) -> dict:
+    def verify(self) -> dict[str, Any]:
         with mapped_errors(self.connection.uri):
             self._driver.verify_connectivity()
             info = self._driver.get_server_info()
@@ -323,6 +328,7 @@ class Store:
         }
 
     def close(self) -> None:
+        self.runtime.close()
         self._driver.close()
 
     def __enter__(self) -> Store:

@@ -19,6 +19,9 @@ from kgmem.query.filters import Filters
 from kgmem.store import Store, schema
 from kgmem.store.capabilities import ServerInfo
 
+# run again on the second server generation (./dev test): this is what differs between them
+pytestmark = pytest.mark.generations
+
 UTC = dt.timezone.utc
 
 
@@ -150,8 +153,8 @@ def test_a_sliver_of_the_index_is_scanned_exactly_on_5_26(recording, embedder, s
 
     query, small, _ = small_beside_big
     recording.server_info()
-    monkeypatch.setitem(channels._SURVIVAL, (small, "vector"), 0.001)
-    monkeypatch.setitem(channels._EXACT_RUNS, small, 0)
+    recording.runtime.reset(small)  # the store's learnt state, through its public seam
+    recording.runtime.set_share(small, "vector", 0.001)
     monkeypatch.setattr(channels, "REPROBE", 3)
     want = [
         h["id"]
@@ -169,8 +172,8 @@ def test_a_sliver_of_the_index_is_scanned_exactly_on_5_26(recording, embedder, s
     assert ran[:2] == [["recall/vector_exact"]] * 2  # straight to the scan
     assert ran[2][0] == "recall/vector"  # the third asks the index again (and widens, then scans)
     # recall: the candidates statement scans the tenant for every vector channel, in its one round trip
-    monkeypatch.setitem(channels._SURVIVAL, (small, "vector"), 0.001)
-    monkeypatch.setitem(channels._EXACT_RUNS, small, 0)
+    recording.runtime.reset(small)  # the store's learnt state, through its public seam
+    recording.runtime.set_share(small, "vector", 0.001)
     mg = MemoryGraph(tenant=small, store=recording, embedder=embedder)
     mg._schema_ready = True
     recording.ran.clear()

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from kgmem.errors import InputError
-from kgmem.ingest.records import parse_time
+from kgmem.validate import parse_time
 
 from ..conftest import FIXTURES
 
@@ -53,6 +53,7 @@ def _versions(n=3):
     ]
 
 
+@pytest.mark.generations  # a smoke of this face on the second server generation
 def test_out_of_order_versions_give_the_same_graph(mg, store, other_tenant):
     v0, v1, v2 = _versions()
     in_order = mg.for_tenant(other_tenant)

@@ -11,10 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kgmem.errors import InputError
-from kgmem.ingest.records import check_slot_query, check_string, parse_record, read_jsonl
+from kgmem.ingest.records import parse_record, read_jsonl
 from kgmem.normalize import snake_case
 from kgmem.query.abstain import _IDENT, identifier_tokens
 from kgmem.store import cypher
+from kgmem.validate import check_slot_query, check_string
 
 _OLD_CAMEL = re.compile(r"([A-Z]+)([A-Z][a-z])")
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from cogapp import Cog
 
-from kgmem.query import eligibility
 from kgmem.query.filters import Filters
 from kgmem.store import cypher
+from kgmem.store import rules as eligibility
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = sorted(p for p in (ROOT / "cypher").rglob("*.cypher") if "[[[cog" in p.read_text(encoding="utf-8"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kgmem.query import eligibility
 from kgmem.store import cypher, schema
+from kgmem.store import rules as eligibility
 from kgmem.store.capabilities import FILTERED_VECTOR_SEARCH, ServerInfo, version_key
 
 

@@ -96,3 +96,98 @@ def test_the_cli_uses_only_the_public_face():
         if bad:
             offenders[_rel(p)] = bad
     assert not offenders, "kgmem/cli may import only " + ", ".join(CLI_MAY_IMPORT)
+
+
+@pytest.mark.parametrize("upper", ["query", "ingest", "derived", "api", "cli"])
+def test_the_store_imports_nothing_above_it(upper):
+    """kgmem/store is the floor the layers stand on: the rule data it runs (kgmem/store/rules.py) lives in it,
+    so it never reaches up into a layer that uses it."""
+    offenders = {
+        _rel(p): sorted(n for n in imports(p) if _within(n, f"kgmem.{upper}")) for p in FILES if _in(p, "store")
+    }
+    assert not {k: v for k, v in offenders.items() if v}, f"kgmem/store must not import kgmem.{upper}"
+
+
+def test_validation_is_a_floor_1_module():
+    """kgmem.validate (every operation's input checks and limits) imports only the floor below it."""
+    names = {n for n in imports(PACKAGE / "validate.py") if _within(n, "kgmem")}
+    assert names <= {"kgmem.errors", "kgmem.errors.InputError", "kgmem.normalize"} | {
+        f"kgmem.normalize.{f}" for f in ("normalize_subject", "object_key", "snake_case")
+    }, names
+
+
+_MUTABLE_CALLS = frozenset(
+    ("dict", "list", "set", "defaultdict", "OrderedDict", "Counter", "deque", "ThreadPoolExecutor", "Lock", "RLock")
+)
+
+
+def module_level_mutables(path: Path) -> list[str]:
+    """Names bound at module level to a mutable container or a stateful object (a dict, list or set display
+    or comprehension, or a call of one of :data:`_MUTABLE_CALLS`)."""
+    out = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign):
+            value, target = node.value, node.targets[0]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            value, target = node.value, node.target
+        else:
+            continue
+        mutable = isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp))
+        if isinstance(value, ast.Call):
+            f = value.func
+            mutable = (f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "") in (
+                _MUTABLE_CALLS
+            )
+        if mutable:
+            out.append(f"{_rel(path)}:{node.lineno} {ast.unparse(target)}")
+    return out
+
+
+def test_the_reader_of_module_state_finds_it(tmp_path):
+    sample = tmp_path / "kgmem" / "m.py"
+    sample.parent.mkdir()
+    sample.write_text(
+        "A = {}\nB: list[int] = []\nC = frozenset()\nD = (1, 2)\nimport threading\nE = threading.Lock()\n"
+    )
+    global PACKAGE
+    saved, PACKAGE = PACKAGE, tmp_path / "kgmem"
+    try:
+        assert [s.split()[-1] for s in module_level_mutables(sample)] == ["A", "B", "E"]
+    finally:
+        PACKAGE = saved
+
+
+def test_the_read_path_keeps_no_module_level_state():
+    """How a query runs must not depend on earlier queries of the process or on another database: what the
+    read path learns lives on the Store (kgmem/store/runtime.py), and its constant tables are immutable."""
+    found = [m for p in FILES if _in(p, "query") for m in module_level_mutables(p)]
+    assert not found, found
+
+
+def _functions(path: Path) -> list[tuple[str, int]]:
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append((f"{_rel(path)}:{node.lineno} {node.name}", node.end_lineno - node.lineno + 1))
+    return out
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_function_of_the_read_path_or_the_api_is_over_80_lines():
+    long = [(name, n) for p in FILES if _in(p, "query") or _in(p, "api") for name, n in _functions(p)]
+    long = [(name, n) for name, n in long if n > MAX_FUNCTION_LINES]
+    assert not long, long
+
+
+def test_recall_reads_as_its_named_steps():
+    """recall() is its steps in order (gather, fuse, boost, select, judge, context, manifest), at most 60 lines."""
+    path = PACKAGE / "query" / "recall.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "recall")
+    assert fn.end_lineno - fn.lineno + 1 <= 60
+    calls = sorted((c for c in ast.walk(fn) if isinstance(c, ast.Call)), key=lambda c: (c.lineno, c.col_offset))
+    called = [c.func.id for c in calls if isinstance(c.func, ast.Name)]
+    steps = ["gather", "fuse", "boost", "select", "judge", "attach_context", "manifest"]
+    assert [s for s in called if s in steps] == steps, called

@@ -10,7 +10,7 @@
 //   entity  — entities named in the question (the entity matcher) → memories mentioning them, by entities
 //             matched, then cosine.
 // The eligibility rule, the channel blocks, the entity matcher and the hit map are expanded from
-// kgmem/query/eligibility.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
+// kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
 // params: $vector (list of 384 floats), $vector_fetch (int),
 //         $vector_exact (bool; not read on 2026.x, whose index filters by tenant), $lucene (string or null), $keyword_fetch (int),
@@ -38,7 +38,7 @@
 :param include_superseded => false;
 :param kinds => null;
 CYPHER 25
-// [[[cog from kgmem.query.eligibility import cog_channels; cog_channels("vector", "keyword", "context_vector", "wide_vector", "context_keyword", "window_keyword", generation="v2026") ]]]
+// [[[cog from kgmem.store.rules import cog_channels; cog_channels("vector", "keyword", "context_vector", "wide_vector", "context_keyword", "window_keyword", generation="v2026") ]]]
 CALL () {
   MATCH (m:Memory)
     SEARCH m IN (VECTOR INDEX memory_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_fetch) SCORE AS score
@@ -154,7 +154,7 @@ CALL () {
   RETURN fetched AS window_keyword_fetched, size(eligible) AS window_keyword_eligible, eligible[0..$depth] AS window_keyword
 }
 // [[[end]]]
-// [[[cog from kgmem.query.eligibility import cog_entity_channel; cog_entity_channel() ]]]
+// [[[cog from kgmem.store.rules import cog_entity_channel; cog_entity_channel() ]]]
 CALL () {
   OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($entity_lucene, 'kgmem-no-keyword-query'),
                                              {limit: 200})
@@ -194,7 +194,7 @@ CALL (vector, keyword, context_vector, wide_vector, context_keyword, window_keyw
   WITH DISTINCT hit.id AS wanted
   MATCH (m:Memory {tenant: $tenant, id: wanted})
   RETURN collect(
-  // [[[cog from kgmem.query.eligibility import cog_hit_map; cog_hit_map('    ', ') AS details', keys='ent_keys') ]]]
+  // [[[cog from kgmem.store.rules import cog_hit_map; cog_hit_map('    ', ') AS details', keys='ent_keys') ]]]
   {id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,
    subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,
    valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,

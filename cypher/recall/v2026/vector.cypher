@@ -20,7 +20,7 @@
 :param include_superseded => false;
 :param kinds => null;
 CYPHER 25
-// [[[cog from kgmem.query.eligibility import cog_vector_search_by_index; cog_vector_search_by_index('$fetch') ]]]
+// [[[cog from kgmem.store.rules import cog_vector_search_by_index; cog_vector_search_by_index('$fetch') ]]]
 CALL () {
   WITH 1 AS one WHERE $index = 'memory_embedding'
   MATCH (m:Memory)
@@ -42,7 +42,7 @@ WITH m, score ORDER BY score DESC, m.id ASC
 WITH collect({m: m, score: score}) AS rows
 WITH size(rows) AS fetched,
      [row IN rows WHERE
-          // [[[cog from kgmem.query.eligibility import cog_where; cog_where('row.m', '          ') ]]]
+          // [[[cog from kgmem.store.rules import cog_where; cog_where('row.m', '          ') ]]]
           row.m.tenant = $tenant
           AND row.m.merged_into IS NULL
           AND ($user IS NULL OR row.m.user = $user)

@@ -6,7 +6,7 @@
 // params: none
 // returns: nothing
 CYPHER 25
-// [[[cog from kgmem.query.eligibility import cog_vector_index; cog_vector_index('memory_context_embedding', 'v2026') ]]]
+// [[[cog from kgmem.store.rules import cog_vector_index; cog_vector_index('memory_context_embedding', 'v2026') ]]]
 CREATE VECTOR INDEX memory_context_embedding IF NOT EXISTS
 FOR (m:Memory) ON m.context_embedding
 WITH [m.tenant]

@@ -313,4 +313,4 @@ def regenerate(check: bool = False) -> int:
     root = Path(__file__).resolve().parents[2] / "cypher"
     files = sorted(str(p) for p in root.rglob("*.cypher") if "[[[cog" in p.read_text(encoding="utf-8"))
     args = ["cog", "--check" if check else "-r", *(["--verbosity=1"] if check else ["--verbosity=0"]), *files]
-    return Cog().main(args)
+    return int(Cog().main(args))

@@ -1,0 +1,86 @@
+"""A question as every recall step reads it, worked out once: its vector, the Lucene queries of the keyword
+and entity channels, its entity key and the name-like n-grams, and its identifier tokens.
+
+Pure apart from :meth:`Question.of`, which embeds (the embedder caches repeated texts).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from ..normalize import entity_key
+from . import lucene
+from .abstain import identifier_tokens
+
+if TYPE_CHECKING:
+    from ..embed import Embedder
+
+_NAME_TOKEN = re.compile(r"[\w][\w\-.'@#]*")
+
+
+def question_keys(text: str) -> tuple[str, list[str]]:
+    """(the question as a padded entity key, keys of its word n-grams that are written like names).
+
+    A token is written like a name when it is capitalised other than at the start of the question, or
+    carries digits or symbols (ids, codes, hosts); an n-gram is when its first and last tokens are."""
+    bare = re.sub(r"['’]s\b", "", text)
+    spans = [(m.start(), m.group(0)) for m in _NAME_TOKEN.finditer(bare)]
+    namey = [any(not ch.isalpha() for ch in tok) or (tok[0].isupper() and i > 0) for i, (_, tok) in enumerate(spans)]
+    tokens = [tok for _, tok in spans]
+    named: set[str] = set()
+    for i in range(len(tokens)):
+        for n in range(1, min(4, len(tokens) - i) + 1):
+            if namey[i] and namey[i + n - 1]:
+                key = entity_key(" ".join(tokens[i : i + n]))
+                if key:
+                    named.add(key)
+    return " " + entity_key(bare) + " ", sorted(named)
+
+
+@dataclass(frozen=True)
+class Keys:
+    """What the channels match a text by (pure: :func:`keys_of`)."""
+
+    lucene: str | None  # the keyword channels' query (names weighed down), None without terms
+    entity_lucene: str | None  # the entity lookup's query (names at full weight)
+    key: str  # the text as a padded entity key: an entity matches when ' <its key> ' occurs in it
+    named: tuple[str, ...]  # keys of the name-like n-grams
+
+
+def keys_of(text: str) -> Keys:
+    key, named = question_keys(text)
+    return Keys(lucene.to_query(text), lucene.to_query(text, weigh_names=False), key, tuple(named))
+
+
+@dataclass(frozen=True)
+class Question:
+    """``text``: what was asked (cleaned); ``ranking_text``: what is ranked (without a time phrase used as a
+    filter); ``vector``: the embedding of ``ranking_text``; ``keys``: the channels' keys of ``ranking_text``."""
+
+    text: str
+    ranking_text: str
+    vector: Any  # numpy float32 (384,)
+    keys: Keys
+    identifiers: frozenset[str] = field(default_factory=frozenset)
+
+    @classmethod
+    def of(cls, text: str, ranking_text: str, embedder: Embedder) -> Question:
+        return cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text))
+
+    @classmethod
+    def from_vector(cls, text: str, ranking_text: str, vector: Any) -> Question:
+        return cls(text, ranking_text, vector, keys_of(ranking_text), frozenset(identifier_tokens(text)))
+
+    @cached_property
+    def vector_list(self) -> list[float]:
+        """The vector as the driver takes it (converted once per question)."""
+        out: list[float] = self.vector.tolist()
+        return out
+
+    def ranked_by(self, ranking_text: str) -> Question:
+        """The same question (and vector) with the channels' keys of another text: when a time phrase's
+        window held nothing, the channels rank by the whole question, phrase included."""
+        return replace(self, ranking_text=ranking_text, keys=keys_of(ranking_text))

@@ -1,0 +1,318 @@
+"""The read path's pure logic, without a database: fusion, boosts, filters, question keys, fetch sizing, the
+store's runtime state, hit selection and judgement (the steps of kgmem.query.recall)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from kgmem.errors import InputError
+from kgmem.query import channels as ch
+from kgmem.query import recall as rc
+from kgmem.query.abstain import AbstainPolicy
+from kgmem.query.confidence import FEATURES, ConfidenceModel
+from kgmem.query.filters import Filters, RankWindow, build_filters, time_use
+from kgmem.query.fusion import Fused, boost, rrf
+from kgmem.query.question import Question, keys_of, question_keys
+from kgmem.query.timeparse import parse_time_filter
+from kgmem.store.runtime import Bounded, RuntimeState
+
+UTC = dt.timezone.utc
+NOW = dt.datetime(2026, 6, 15, 12, tzinfo=UTC)
+
+
+# ---------------------------------------------------------------------------- fusion
+
+
+def test_rrf_sums_reciprocal_ranks_and_breaks_ties_by_best_rank_then_id():
+    out = rrf({"a": ["x", "y", "z"], "b": ["y", "x"]}, k=10)
+    assert [f.id for f in out] == ["x", "y", "z"]  # x and y tie on score (1/11 + 1/12): x is first somewhere, by id
+    assert out[0].score == pytest.approx(1 / 11 + 1 / 12)
+    assert out[2].ranks == {"a": 3, "b": None}
+
+
+def test_rrf_weights_duplicates_and_deleted_rows():
+    out = rrf({"a": ["x", None, "x", "y"], "b": ["y"]}, k=0, weights={"b": 0.0})
+    assert [f.id for f in out] == ["x", "y"]
+    assert out[1].ranks == {"a": 2, "b": 1} and out[1].score == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        rrf({}, k=-1)
+
+
+def test_boost_adds_and_resorts():
+    fused = [Fused("a", 0.2, {"v": 1}), Fused("b", 0.1, {"v": 2})]
+    assert [f.id for f in boost(fused, {"b": 0.2})] == ["b", "a"]
+    assert boost(fused, {}) == fused
+
+
+def test_fuse_step_uses_the_options_weights():
+    found = {
+        "vector": ch.Candidates("vector", ["a", "b"], [0.9, 0.8]),
+        "entity": ch.Candidates("entity", ["b"], [0.8]),
+    }
+    fused = rc.fuse(found, rc.RecallOptions(channels=("vector", "entity")))
+    assert [f.id for f in fused] == ["a", "b"]  # the entity channel's rank weighs 0 by default
+    weighted = rc.fuse(found, rc.RecallOptions(channels=("vector", "entity"), weights=()))
+    assert [f.id for f in weighted] == ["b", "a"]
+
+
+# ---------------------------------------------------------------------------- boosts
+
+
+def _detail(i, at, mentions=()):
+    return {"id": i, "at_ts": [int(at.timestamp()), 0], "mentions": list(mentions)}
+
+
+def test_bonuses_share_of_named_entities_and_the_time_window():
+    fused = [Fused(i, 0.1, {}) for i in ("a", "b", "c", "gone")]
+    details = {
+        "a": _detail("a", NOW, ["caroline", "mel"]),
+        "b": _detail("b", NOW - dt.timedelta(days=60), ["caroline"]),
+        "c": _detail("c", NOW - dt.timedelta(days=60)),
+    }
+    window = RankWindow(NOW - dt.timedelta(days=7), NOW + dt.timedelta(days=1))
+    opts = rc.RecallOptions()
+    out = rc.bonuses(fused, details, ["caroline", "mel"], Filters("t", rank_window=window), opts)
+    assert out == {"a": pytest.approx(opts.entity_boost + opts.time_boost), "b": pytest.approx(opts.entity_boost / 2)}
+
+
+def test_a_year_less_month_window_holds_that_month_of_any_year():
+    w = RankWindow(None, None, month=8)
+    assert w.holds(dt.datetime(2019, 8, 30, tzinfo=UTC)) and not w.holds(dt.datetime(2026, 9, 1, tzinfo=UTC))
+    assert not w.holds(None)
+
+
+def test_boost_keys_are_the_matched_entities_the_question_names():
+    q = Question.from_vector("What did Caroline say about checkout?", "What did Caroline say about checkout?", [0.0])
+    found = {"entity": ch.Candidates("entity", [], [], {"entities": [{"key": "caroline"}, {"key": "checkout"}]})}
+    assert rc.boost_keys(found, q) == ["caroline"]
+    assert rc.boost_keys({}, q) == []
+
+
+# ---------------------------------------------------------------------------- question keys
+
+
+def test_question_keys_name_like_ngrams_and_the_padded_key():
+    key, named = question_keys("What did Caroline's friend Mel Jones say about QX-7741?")
+    assert key.startswith(" ") and key.endswith(" ") and " caroline " in key
+    assert {"caroline", "mel", "jones", "mel jones", "qx-7741"} <= set(named)
+    assert "what" not in named  # the first word is capitalised by position, not as a name
+
+
+def test_keys_are_worked_out_once_per_question():
+    k = keys_of("why did ERR-4411 happen")
+    assert k.lucene is not None and '"ERR\\-4411"' in k.lucene
+    assert k.entity_lucene is not None and "why" not in k.lucene
+    assert keys_of("why?").lucene == "why"  # a question of only question words keeps them
+    q = Question.from_vector("Where is zx9q?", "Where is zx9q?", np.zeros(3, dtype=np.float32))
+    assert q.identifiers == frozenset({"zx9q"}) and q.vector_list == [0.0, 0.0, 0.0]
+    again = q.ranked_by("Where is zx9q last week?")
+    assert again.vector is q.vector and again.keys.lucene != q.keys.lucene
+
+
+# ---------------------------------------------------------------------------- filters and time phrases
+
+
+def test_build_filters_a_period_phrase_filters_and_leaves_the_rest_to_rank():
+    f, text = build_filters("what did we discuss last week", tenant="t", now=NOW)
+    assert f.time_use == "filter" and f.start is not None and f.end is not None and f.phrase_window
+    assert "last week" not in text
+    fallback = f.without_phrase_window()
+    assert fallback.start is None and fallback.rank_window is not None and fallback.time_use == "rank-fallback"
+
+
+def test_build_filters_a_when_question_only_ranks_and_explicit_bounds_stay():
+    since = dt.datetime(2026, 1, 1, tzinfo=UTC)
+    f, text = build_filters("when did we discuss pricing last week?", tenant="t", now=NOW, since=since)
+    assert f.time_use == "rank" and f.start == since and f.rank_window is not None
+    assert "last week" in text
+    off, _ = build_filters("what did we discuss last week", tenant="t", now=NOW, time_phrases="off")
+    assert off.time_phrase is None and off.start is None
+    with pytest.raises(InputError):
+        build_filters("x", tenant="t", time_phrases="sometimes")
+
+
+def test_time_use_rule():
+    tf = parse_time_filter("in August", NOW)
+    assert tf is not None and time_use(tf, "what happened in August") == "rank"
+    tf = parse_time_filter("in the last 7 days", NOW)
+    assert tf is not None and time_use(tf, "what broke in the last 7 days") == "filter"
+    assert time_use(tf, "when did it break in the last 7 days") == "rank"
+    assert time_use(tf, "x", mode="rank") == "rank"
+
+
+def test_filters_params_are_the_rule_parameters():
+    p = Filters("t", kinds=("fact",)).params()
+    assert p["tenant"] == "t" and p["kinds"] == ["fact"] and p["include_superseded"] is False
+
+
+# ---------------------------------------------------------------------------- fetch sizing and runtime state
+
+
+def test_first_fetch_from_the_learnt_share():
+    state = RuntimeState("db")
+    assert ch.first_fetch(state, "t", "vector", 50) == 130  # unknown: half assumed
+    state.set_share("t", "vector", 0.05)
+    assert ch.first_fetch(state, "t", "vector", 50) == 1300
+    state.set_share("t", "vector", 0.0)
+    assert ch.first_fetch(state, "t", "vector", 50) == ch.MAX_FETCH  # never more than the cap
+    assert ch.first_fetch(state, "other", "vector", 10) == 50  # at least 50
+
+
+def test_note_survival_averages_and_ignores_empty_fetches():
+    state = RuntimeState(None)
+    ch.note_survival(state, "t", "keyword", 0, 0)
+    assert state.share("t", "keyword") is None
+    ch.note_survival(state, "t", "keyword", 100, 20)
+    assert state.share("t", "keyword") == pytest.approx(0.2)
+    ch.note_survival(state, "t", "keyword", 100, 60)
+    assert state.share("t", "keyword") == pytest.approx(0.4)
+
+
+def test_runtime_state_is_per_store_keyed_by_tenant_and_bounded():
+    a, b = RuntimeState("one"), RuntimeState("two")
+    a.set_share("t", "vector", 0.3)
+    assert b.share("t", "vector") is None  # another database: nothing shared
+    assert [a.exact_turn("t") for _ in range(3)] == [1, 2, 3]
+    a.reset("t")
+    assert a.share("t", "vector") is None and a.exact_turn("t") == 1
+    small = RuntimeState(None, limit=2)
+    for t in ("x", "y", "z"):
+        small.set_share(t, "vector", 0.5)
+    assert small.share("x", "vector") is None and len(small.shares) == 2
+    with pytest.raises(ValueError):
+        a.set_share("t", "vector", 1.5)
+    bounded: Bounded[str, int] = Bounded(1)
+    bounded.put("a", 1)
+    bounded.put("b", 2)
+    assert bounded.get("a") is None and bounded.get("b") == 2
+
+
+def test_the_pool_starts_on_first_use_and_stops_on_close():
+    state = RuntimeState(None)
+    assert list(state.pool.map(lambda x: x * 2, [1, 2])) == [2, 4]
+    state.close()
+    assert state._pool is None
+
+
+# ---------------------------------------------------------------------------- options
+
+
+def test_options_check_k_and_channels_once():
+    with pytest.raises(InputError, match="field 'k'"):
+        rc.RecallOptions(k=0)
+    with pytest.raises(InputError, match="channels"):
+        rc.RecallOptions(channels=("vector", "psychic"))
+    assert rc.RecallOptions(channels=("vector", "vector")).channels == ("vector",)
+    assert rc.RecallOptions(k=80).fetch_depth == 80
+
+
+# ---------------------------------------------------------------------------- select and judge
+
+
+def _rec(i, text, at, *, origin="record", valid_to=None, sim=0.5):
+    ts = [int(at.timestamp()), 0]
+    return {
+        "id": i,
+        "text": text,
+        "at_ts": ts,
+        "kind": "episode",
+        "origin": origin,
+        "subject": None,
+        "predicate": None,
+        "object": None,
+        "polarity": None,
+        "valid_to_ts": None if valid_to is None else [int(valid_to.timestamp()), 0],
+        "causes": 0,
+        "similarity": (sim + 1) / 2,
+        "mentions": [],
+    }
+
+
+def test_collapse_shows_a_repeated_sentence_once_as_the_record_and_skips_gone_memories():
+    fused = [Fused("f#1", 0.5, {"vector": 1}), Fused("gone", 0.4, {}), Fused("e", 0.3, {"vector": 2})]
+    fused.append(Fused("x", 0.2, {"vector": 3}))
+    details = {
+        "f#1": _rec("f#1", "Maya lives in Lisbon", NOW, origin="compiled"),
+        "gone": {"id": "gone", "text": None},
+        "e": _rec("e", "Maya lives in Lisbon ", NOW),
+        "x": _rec("x", "Something else", NOW, valid_to=NOW + dt.timedelta(days=1)),
+    }
+    hits = rc.collapse(fused, details, Filters("t"), rc.RecallOptions(k=2, channels=("vector",)))
+    assert [h.id for h in hits] == ["e", "x"]
+    assert hits[0].score == 0.5 and hits[0].channels == {"vector": 1}  # the compiled fact's better rank
+    assert hits[1].current is False  # superseded at the question's time (now)
+    later = rc.collapse(fused, details, Filters("t", at=NOW), rc.RecallOptions(k=2, channels=("vector",)))
+    assert later[1].current is True  # as of NOW it still held
+
+
+def test_collapse_breaks_equal_scores_by_cosine():
+    fused = [Fused("a", 0.3, {}), Fused("b", 0.3, {})]
+    details = {"a": _rec("a", "A", NOW, sim=0.2), "b": _rec("b", "B", NOW, sim=0.7)}
+    assert [h.id for h in rc.collapse(fused, details, Filters("t"), rc.RecallOptions())] == ["b", "a"]
+
+
+def _model(threshold: float, bias: float) -> ConfidenceModel:
+    n = len(FEATURES)
+    return ConfidenceModel(FEATURES, (0.0,) * n, (1.0,) * n, (0.0,) * n, bias, threshold, "sha256:x", "test")
+
+
+def _hits(sims, texts=None):
+    from kgmem.results import Hit
+
+    out = []
+    for i, s in enumerate(sims):
+        out.append(Hit(f"h{i}", (texts or [""] * len(sims))[i], NOW, 0.1, False, True, {"vector": i + 1}, similarity=s))
+    return out
+
+
+def test_judge_lets_the_learned_model_decide_the_answer():
+    q = Question.from_vector("q", "q", [0.0])
+    got = rc.Gathered({"vector": ch.Candidates("vector", ["h0", "h1"], [0.3, 0.2])}, {}, Filters("t"))
+    no = rc.judge(_hits([0.3, 0.2]), q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -3.0))
+    assert no.abstained and no.probability is not None and no.probability < 0.5 and "learned" in (no.reason or "")
+    hits = _hits([0.3, 0.2])
+    yes = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, 3.0))
+    assert not yes.abstained and hits[0].confident and not hits[1].confident
+
+
+def test_judge_keeps_an_exact_token_decisive_and_abstains_on_nothing():
+    q = Question.from_vector("what is zx9q?", "what is zx9q?", [0.0])
+    hits = _hits([0.1], ["error zx9q on upload"])
+    hits[0].channels = {"keyword": 1}
+    got = rc.Gathered({"keyword": ch.Candidates("keyword", ["h0"], [3.0])}, {}, Filters("t"))
+    verdict = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -9.0))
+    assert not verdict.abstained and verdict.features["exact_token"] == 1.0
+    empty = rc.judge([], q, got, {}, [], rc.RecallOptions(learned=False, policy=AbstainPolicy()))
+    assert empty.abstained and empty.probability is None
+
+
+def test_the_clock_adds_steps_and_the_total():
+    clock = rc.Clock()
+    with clock.step("a_ms"):
+        pass
+    with clock.step("a_ms"):
+        pass
+    assert set(clock.ms) == {"a_ms"} and clock.total() >= clock.ms["a_ms"]
+
+
+def test_a_window_with_nothing_eligible_is_ranked_without_it(monkeypatch):
+    """gather: the first fetch finds nothing in the phrase's window, so it asks again without the window, with
+    the whole question's keys, and says so."""
+    calls = []
+
+    def fake_fetch(store, q, filters, opts):
+        calls.append((q.ranking_text, filters.start))
+        empty = not calls[1:]
+        ids = [] if empty else ["m"]
+        return rc.Gathered({"vector": ch.Candidates("vector", ids, [0.5] * len(ids))}, {}, filters)
+
+    monkeypatch.setattr(rc, "fetch", fake_fetch)
+    f, text = build_filters("what did we discuss last week", tenant="t", now=NOW)
+    q = Question.from_vector("what did we discuss last week", text, [0.0])
+    got = rc.gather(SimpleNamespace(), q, f, rc.RecallOptions())
+    assert calls[0] == (text, f.start) and calls[1] == ("what did we discuss last week", None)
+    assert got.note and "last week" in got.note and got.filters.time_use == "rank-fallback"
