@@ -16,6 +16,10 @@ DEFAULT_HITS = 10  # recall hits when the caller does not say (API, CLI, MCP)
 DEFAULT_RRF_K = 10  # reciprocal rank fusion constant (kgmem.query.fusion; see its docstring for why 10)
 DEFAULT_BATCH = 2048  # ingest: one transaction per batch; bigger batches leave fewer, larger index segments
 DEFAULT_TENANT = "default"
+DEFAULT_ROOTS = 3  # why: root causes returned unless told
+DEFAULT_WHY_DEPTH = 6  # why: CAUSED_BY hops walked unless told
+DEFAULT_AROUND = 5  # timeline: memories before and after
+DEFAULT_CHANGES = 100  # changes: versions listed
 
 
 def kgmem_home() -> Path:

@@ -22,6 +22,7 @@ import datetime as dt
 import threading
 from typing import Any, Callable
 
+from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
 from .errors import KgmemError
 
 TOOLS = ("remember", "ingest", "recall", "why", "now", "as_of", "history", "changes", "timeline", "forget", "ask")
@@ -78,15 +79,7 @@ class GraphHolder:
     def _open(self, uri, user, password, database):
         from .api import MemoryGraph
 
-        mg = MemoryGraph(
-            uri, auth=(user, password) if (user or password) else None, database=database, tenant=self.tenant
-        )
-        try:
-            mg.verify()  # fail fast (DatabaseUnavailable) instead of retrying a server that is not there
-        except Exception:
-            mg.close()
-            raise
-        return mg
+        return MemoryGraph.connect(uri, user, password, database, self.tenant)  # DatabaseUnavailable at once
 
     def call(self, fn: Callable[[Any], Any]) -> Any:
         from mcp.server.mcpserver.exceptions import ToolError
@@ -174,7 +167,11 @@ def build_server(
 
     @server.tool()
     def recall(
-        query: str, k: int = 10, at: str | None = None, include_superseded: bool = False, user: str | None = None
+        query: str,
+        k: int = DEFAULT_HITS,
+        at: str | None = None,
+        include_superseded: bool = False,
+        user: str | None = None,
     ) -> dict[str, Any]:
         """Hybrid recall (vector + keyword + entity, fused): the k best memories for the query, or an honest
         abstention ('abstained': true with a reason). at: answer as of that time."""
@@ -183,7 +180,7 @@ def build_server(
         )
 
     @server.tool()
-    def why(query: str, k: int = 3, at: str | None = None) -> dict[str, Any]:
+    def why(query: str, k: int = DEFAULT_ROOTS, at: str | None = None) -> dict[str, Any]:
         """Why did something happen: find the remembered symptom and walk its causes to the root causes
         (roots best first, with the paths). Abstains when nothing matches or no cause is recorded."""
         return holder.call(lambda mg: mg.why(query, k=k, at=at).to_dict())
@@ -205,12 +202,12 @@ def build_server(
         return holder.call(lambda mg: mg.history_answer(subject, predicate, object).to_dict())
 
     @server.tool()
-    def changes(since: str, limit: int = 100) -> dict[str, Any]:
+    def changes(since: str, limit: int = DEFAULT_CHANGES) -> dict[str, Any]:
         """Fact versions that took effect or were recorded since a time, newest first."""
         return holder.call(lambda mg: {"since": since, "changes": mg.changes(since, limit=limit)})
 
     @server.tool()
-    def timeline(id: str, before: int = 5, after: int = 5) -> dict[str, Any]:
+    def timeline(id: str, before: int = DEFAULT_AROUND, after: int = DEFAULT_AROUND) -> dict[str, Any]:
         """What happened before and after a memory (its stream, else nearest in time)."""
         return holder.call(lambda mg: {"id": id, "items": mg.timeline(id, before=before, after=after)})
 

@@ -42,17 +42,10 @@ def json_option(fn: Callable) -> Callable:
 
 
 def open_graph(uri, user, password, database, tenant, **kwargs):
+    """The graph a command works on, its database checked at once (exit 3 when it does not answer)."""
     from ..api import MemoryGraph
 
-    mg = MemoryGraph(
-        uri, auth=(user, password) if (user or password) else None, database=database, tenant=tenant, **kwargs
-    )
-    try:
-        mg.verify()  # fail fast (exit 3) instead of retrying a server that is not there
-    except Exception:
-        mg.close()
-        raise
-    return mg
+    return MemoryGraph.connect(uri, user, password, database, tenant, **kwargs)
 
 
 def emit_json(obj: Any) -> None:

@@ -24,6 +24,37 @@ def cli() -> None:
 
 
 cli.add_command(server)
+
+
+@cli.group("admin")
+def admin() -> None:
+    """Administration across tenants (for operators, not agents)."""
+
+
+@admin.command("cleanup")
+@click.option("--prefix", required=True, help="Delete every tenant whose name starts with this (at least 3 chars).")
+@click.option("--dry-run", is_flag=True, help="Only list the tenants and their node counts.")
+@connection_options
+@json_option
+@handle_errors
+def admin_cleanup(prefix, dry_run, uri, user, password, database, tenant, as_json) -> None:
+    """Delete the tenants an interrupted test or benchmark run left behind (e.g. --prefix test-).
+
+    Tests and benchmarks delete their own tenants when they end, even when interrupted; a run that was
+    killed outright cannot, and this removes what it left."""
+    with open_graph(uri, user, password, database, tenant) as mg:
+        out = mg.cleanup(prefix, dry_run=dry_run)
+    if as_json:
+        emit_json(out)
+        return
+    for row in out["tenants"]:
+        click.echo(f"{row['tenant']}  {row['nodes']} nodes")
+    verb = "would delete" if dry_run else "deleted"
+    click.echo(
+        f"{len(out['tenants'])} tenant(s) starting with '{prefix}': {verb} {out['deleted'] if not dry_run else sum(r['nodes'] for r in out['tenants'])} nodes"
+    )
+
+
 cli.add_command(__import__("kgmem.cli.mcp_cmd", fromlist=["mcp"]).mcp)
 for _cmd in MEMORY_COMMANDS + LIFECYCLE_COMMANDS:
     cli.add_command(_cmd)

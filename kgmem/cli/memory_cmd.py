@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..config import DEFAULT_HITS
+from ..config import DEFAULT_AROUND, DEFAULT_BATCH, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS, DEFAULT_WHY_DEPTH
 from ..errors import InputError
 from ..results import iso
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph
@@ -42,7 +42,7 @@ def _batch_queries(path: str) -> list[tuple[int, dict]]:
 
 @click.command("ingest")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--batch-size", default=2048, show_default=True, help="Records per write transaction.")
+@click.option("--batch-size", default=DEFAULT_BATCH, show_default=True, help="Records per write transaction.")
 @click.option("--no-compile", is_flag=True, help="Do not compile facts from episode text.")
 @click.option("--silent", is_flag=True, help="No progress bar.")
 @click.option("--force", is_flag=True, help="Bring back records that were forgotten.")
@@ -304,21 +304,15 @@ def recall(
                     raise InputError(e.message, line=n, fix=e.fix) from None
                 emit_json(res.to_dict()) if as_json else print_recall(res)
             return
-        if not query.strip():
-            raise InputError(
-                "must be a non-empty question",
-                field="query",
-                fix='ask something, e.g. kgmem recall "where does maya live?"',
-            )
-        res = _recall_one(mg, query, base)
+        res = _recall_one(mg, query, base)  # the API checks the question (kgmem.validate)
     emit_json(res.to_dict()) if as_json else print_recall(res)
 
 
 @click.command("why")
 @click.argument("query", required=False)
-@click.option("--k", default=3, show_default=True, help="How many roots.")
+@click.option("--k", default=DEFAULT_ROOTS, show_default=True, help="How many roots.")
 @click.option("--at", help="Only causes known to have happened by this time.")
-@click.option("--max-depth", default=6, show_default=True, help="Longest CAUSED_BY walk (1-10).")
+@click.option("--max-depth", default=DEFAULT_WHY_DEPTH, show_default=True, help="Longest CAUSED_BY walk (1-10).")
 @click.option("--min-confidence", default=0.0, show_default=True, help="Drop paths below this confidence.")
 @click.option("--explain", is_flag=True, help="Include the manifest: recall candidates and the symptom rule.")
 @click.option("--queries", type=click.Path(dir_okay=False), help='JSONL of {"query": ...} (one model load).')
@@ -334,12 +328,6 @@ def why(
     with open_graph(uri, user, password, database, tenant) as mg:
         items = _batch_queries(queries) if queries else [(None, {"query": query})]
         for n, obj in items:
-            if not obj["query"].strip():
-                raise InputError(
-                    "must be a non-empty question",
-                    field="query",
-                    fix='ask something, e.g. kgmem why "why did checkout crash?"',
-                )
             g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
             try:
                 res = g.why(
@@ -427,7 +415,7 @@ def history(subject, predicate, object, known_at, uri, user, password, database,
 
 @click.command("changes")
 @click.option("--since", required=True, help="Time (RFC 3339 or a date).")
-@click.option("--limit", default=100, show_default=True, help="At most this many.")
+@click.option("--limit", default=DEFAULT_CHANGES, show_default=True, help="At most this many.")
 @connection_options
 @json_option
 @handle_errors
@@ -443,8 +431,8 @@ def changes(since, limit, uri, user, password, database, tenant, as_json) -> Non
 
 @click.command("timeline")
 @click.argument("memory_id")
-@click.option("--before", default=5, show_default=True, help="Memories before it.")
-@click.option("--after", default=5, show_default=True, help="Memories after it.")
+@click.option("--before", default=DEFAULT_AROUND, show_default=True, help="Memories before it.")
+@click.option("--after", default=DEFAULT_AROUND, show_default=True, help="Memories after it.")
 @connection_options
 @json_option
 @handle_errors

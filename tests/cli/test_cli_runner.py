@@ -557,3 +557,26 @@ def test_wrong_password_exit_1(kg):
     # one attempt only: repeated failures would make Neo4j lock the account for everyone for a few seconds
     line = error_line(kg("now", "sam", "lives_in", "--json", password_="wrong-" + uuid.uuid4().hex[:8]), 1)
     assert "credentials" in line and "NEO4J_PASSWORD" in line
+
+
+def test_admin_cleanup_deletes_the_tenants_a_killed_run_left_and_nothing_else(kg, mg, store):
+    """What an interrupted run leaves (tenants named by its prefix) goes; other tenants, and the tenant the
+    command runs in, stay; a prefix too short to be safe is refused."""
+    prefix = f"killed-{uuid.uuid4().hex[:6]}-"
+    left = [mg.for_tenant(prefix + str(i)) for i in range(2)]
+    try:
+        for g in left:
+            g.remember("a memory an interrupted run left behind", at="2026-01-01")
+        mg.remember("the tenant the command runs in", at="2026-01-01")
+        dry = ok_json(kg("admin", "cleanup", "--prefix", prefix, "--dry-run", "--json"))
+        assert [t["tenant"] for t in dry["tenants"]] == [g.tenant for g in left] and dry["deleted"] == 0
+        assert all(t["nodes"] >= 1 for t in dry["tenants"])
+        done = ok_json(kg("admin", "cleanup", "--prefix", prefix, "--json"))
+        assert done["deleted"] == sum(t["nodes"] for t in dry["tenants"])
+        assert store.read("admin/tenants_with_prefix", prefix=prefix) == []
+        assert store.read("admin/count_tenant", tenant=mg.tenant)[0]["memories"] >= 1
+        assert "at least 3" in error_line(kg("admin", "cleanup", "--prefix", "ab"))
+        assert "own tenant" in error_line(kg("admin", "cleanup", "--prefix", mg.tenant[:6]))
+    finally:
+        for g in left:
+            store.auto_commit("admin/delete_tenant", tenant=g.tenant)

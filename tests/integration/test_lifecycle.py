@@ -14,17 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from kgmem import MemoryGraph
-from kgmem.api_lifecycle import LifecycleMixin
 from kgmem.errors import InputError, NotFoundError
 
 from ..conftest import FIXTURES
 
-if issubclass(MemoryGraph, LifecycleMixin):  # wired into the API
-    LG = MemoryGraph
-else:
-
-    class LG(LifecycleMixin, MemoryGraph):
-        pass
+LG = MemoryGraph
 
 
 def _graph(store, embedder, tenant) -> LG:
@@ -473,6 +467,7 @@ def test_export_import_round_trip_is_byte_identical(lg, store, embedder, other_t
     assert other.manifest()["counts"]["memories"] == 0  # nothing half-written
 
 
+@pytest.mark.generations  # a smoke of this face on the second server generation
 def test_rebuild_recomputes_every_derived_artefact_identically(lg, store, tmp_path):
     _rich_tenant(lg)
     m0 = lg.manifest()

@@ -1,55 +1,30 @@
-"""The memory lifecycle on :class:`~kgmem.api.MemoryGraph`: forget, gc, consolidate, export/import, rebuild.
+"""The memory lifecycle: forget, gc, consolidate, export/import, rebuild.
 
-A mixin over ``self.store``, ``self.tenant``, ``self.embedder``, ``self.vocabulary`` and ``self._ready()``;
-the work is done in :mod:`kgmem.derived` (forget, retention, consolidate, portable, rebuild), imported by the
+The work is done in :mod:`kgmem.derived` (forget, retention, consolidate, portable, rebuild), imported by the
 method that needs it: a command that only reads pays for none of them (numpy, the compiler, the writer).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
-from .errors import InputError
-from .ingest.records import parse_time
-
-if TYPE_CHECKING:
-    from .embed import Embedder
-    from .store import Store
-    from .vocab import Vocabulary
+from ..validate import MAX_ID, check_string, optional_time
+from .base import GraphBase
 
 
-def _when(value: Any, field: str) -> dt.datetime | None:
-    return None if value is None else parse_time(value, field=field)
-
-
-class LifecycleMixin:
-    """Lifecycle methods for ``MemoryGraph`` (see each method)."""
-
-    if TYPE_CHECKING:  # provided by MemoryGraph; declared for the type checker only
-        store: Store
-        tenant: str
-        vocabulary: Vocabulary
-
-        @property
-        def embedder(self) -> Embedder: ...
-
-        def _ready(self, *, model: bool = True) -> None: ...
+class Lifecycle(GraphBase):
+    """Forgetting, retention, consolidation, export/import and rebuilding (see each method)."""
 
     def forget(self, id: str) -> dict:
         """Forget a memory and propagate through lineage: facts compiled from it go, summaries and merges
         derived from it are re-derived from their remaining sources (or removed), its slot chains and NEXT
         chain are rebuilt, entities left without mentions are removed, and a content-free tombstone stays.
         Raises :class:`~kgmem.errors.NotFoundError` for an unknown (or already forgotten) id."""
-        from .derived import context as _context
-        from .derived import forget as _forget
+        from ..derived import context as _context
+        from ..derived import forget as _forget
 
+        check_string(id, field="id", max_len=MAX_ID)  # a string, not blank, no NUL, no lone surrogate
         self._ready()
-        if not isinstance(id, str) or not id.strip():
-            raise InputError("must be a non-empty string", field="id")
-        from .ingest.records import MAX_ID, check_string
-
-        check_string(id, field="id", max_len=MAX_ID)  # no NUL, no lone surrogate (issue 16)
         out = _forget.forget_ids(self.store, self.embedder, self.tenant, [id], reason="forget")
         _context.refresh_for(self.store, self.tenant, [])  # re-derived summaries and merges get their context
         return out
@@ -58,11 +33,13 @@ class LifecycleMixin:
         """Forget every record whose retention class has expired (``recorded_at + TTL <= now``), through the
         same propagation as :meth:`forget`. ``dry_run`` only lists them. TTLs: defaults, ``KGMEM_RETENTION``,
         then ``ttls`` (``{"short": "7d"}`` or ``"short=7d,ephemeral=12h"``)."""
-        from .derived import context as _context
-        from .derived import retention as _retention
+        from ..derived import context as _context
+        from ..derived import retention as _retention
 
         self._ready()
-        out = _retention.gc(self.store, self.embedder, self.tenant, now=_when(now, "now"), ttls=ttls, dry_run=dry_run)
+        out = _retention.gc(
+            self.store, self.embedder, self.tenant, now=optional_time(now, "now"), ttls=ttls, dry_run=dry_run
+        )
         if not dry_run:
             _context.refresh_for(self.store, self.tenant, [])
         return out
@@ -72,11 +49,11 @@ class LifecycleMixin:
         and reinforce entity co-occurrence; recorded as a ``:ConsolidationRun``. ``dry_run`` returns the plan
         only. Params: threshold (0.92), min_cluster (4), pattern_threshold (0.70), weekday_share (0.75),
         interval_tolerance (0.25), decay (0.95), floor (0.1); ``now`` for the run's time."""
-        from .derived import consolidate as _cons
-        from .derived import context as _context
+        from ..derived import consolidate as _cons
+        from ..derived import context as _context
 
         self._ready()
-        now = _when(params.pop("now", None), "now")
+        now = optional_time(params.pop("now", None), "now")
         p = _cons.ConsolidationParams.from_kwargs(**params)
         out = _cons.consolidate(self.store, self.embedder, self.tenant, p, dry_run=dry_run, now=now)
         if not dry_run:  # merges and summaries are memories too: every memory is in every context channel
@@ -86,21 +63,21 @@ class LifecycleMixin:
     def co_occurring(self, keys: Iterable[str], limit: int = 20) -> list[dict]:
         """Entities that co-occur with the given entity keys: ``[{key, name, weight, count, via}]``, strongest
         first (weights from consolidation runs; an extra ranking signal)."""
-        from .derived import consolidate as _cons
+        from ..derived import consolidate as _cons
 
         self._ready()
         return _cons.co_occurring(self.store, self.tenant, keys, limit)
 
     def export(self, path_or_file: Any) -> dict:
         """Write the tenant as deterministic JSONL (``kgmem-export/v1``) to a path or an open text file."""
-        from .derived import portable as _portable
+        from ..derived import portable as _portable
 
         self._ready()
         return _portable.export(self.store, self.tenant, path_or_file)
 
     def import_jsonl(self, path: Any) -> dict:
         """Restore an export into this (empty) tenant exactly, re-embedding the texts. All or nothing."""
-        from .derived import portable as _portable
+        from ..derived import portable as _portable
 
         self._ready()
         return _portable.import_jsonl(self.store, self.embedder, self.tenant, path)
@@ -108,7 +85,7 @@ class LifecycleMixin:
     def manifest(self) -> dict:
         """The rebuild manifest: record ids and content keys, model id, transform versions, counts and the
         sources of every derived artefact (deterministic fields only)."""
-        from .derived import rebuild as _rebuild
+        from ..derived import rebuild as _rebuild
 
         self._ready()
         return _rebuild.manifest(self.store, self.tenant, self.embedder.model_id)
@@ -117,7 +94,7 @@ class LifecycleMixin:
         """Recompute every derived artefact from the records; compare the manifests before and after (and
         write both to ``manifest_path``). ``identical`` is true when nothing deterministic changed. It is
         also the fix for vectors of another model (it re-embeds), so it skips the model check."""
-        from .derived import rebuild as _rebuild
+        from ..derived import rebuild as _rebuild
 
         self._ready(model=False)
         return _rebuild.rebuild(self.store, self.embedder, self.vocabulary, self.tenant, manifest_path)

@@ -1,0 +1,174 @@
+"""Reading memories: one by id, ranked recall, ``why`` walks, timelines, and ``ask`` (which routes a question
+to one of these or to a fact read). The ranked reads (:mod:`kgmem.query.recall`, ``walks``, ``filters``) are
+imported by the methods that use them, so a fact command never loads them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, cast
+
+from ..config import DEFAULT_AROUND, DEFAULT_HITS, DEFAULT_ROOTS, DEFAULT_RRF_K, DEFAULT_WHY_DEPTH
+from ..errors import InputError, NotFoundError
+from ..results import Memory, Recall, Why
+from ..validate import (
+    MAX_AROUND,
+    MAX_ID,
+    MAX_USER,
+    check_int,
+    check_query,
+    check_string,
+    optional_time,
+)
+from .base import GraphBase
+
+if TYPE_CHECKING:
+    from ..query.abstain import AbstainPolicy
+    from ..query.ask import AskResult
+
+
+def time_mode(value: Any) -> str:
+    """``time_filters`` of recall/why: True = "auto", False = "off", or a mode of ``TIME_MODES``."""
+    from ..query.filters import TIME_MODES
+
+    if value is True:
+        return "auto"
+    if value is False or value is None:
+        return "off"
+    if value in TIME_MODES:
+        return str(value)
+    raise InputError(f"must be true, false or one of {', '.join(TIME_MODES)}, got {value!r}", field="time_filters")
+
+
+class Reading(GraphBase):
+    def get(self, memory_id: str) -> Memory:
+        """One memory by id; :class:`NotFoundError` when the tenant has none of that id."""
+        check_string(memory_id, field="id", max_len=MAX_ID)
+        rows = self.store.read("memory/by_ids", tenant=self.tenant, ids=[memory_id])
+        if not rows:
+            raise NotFoundError(
+                f"no memory with id '{memory_id}' in tenant '{self.tenant}'", fix="check the id (and --tenant)"
+            )
+        return Memory.from_row(rows[0])
+
+    def recall(
+        self,
+        query: str,
+        k: int = DEFAULT_HITS,
+        at: Any = None,
+        include_superseded: bool = False,
+        *,
+        user: str | None = None,
+        since: Any = None,
+        until: Any = None,
+        now: Any = None,
+        kinds: Iterable[str] | None = None,
+        expand: int = 0,
+        explain: bool = False,
+        rrf_k: int = DEFAULT_RRF_K,
+        channels: Iterable[str] | None = None,
+        time_filters: bool | str = True,
+        policy: AbstainPolicy | None = None,
+    ) -> Recall:
+        """Hybrid recall: filters first, then the channels fused by RRF (see README, "Recall").
+
+        ``at`` answers as of that time (versions valid then). A time phrase in the question is measured from
+        ``now`` (default: ``at``, else the current time) and, by the rule of ``time_filters="auto"`` (True),
+        is a hard window when it asks for memories of a period ("what did we discuss last week", "in the last
+        7 days") and a ranking signal otherwise ("in August", "4 years ago", any phrase in a when-question);
+        a window that holds nothing eligible is dropped and says so in ``reason``. ``"filter"`` / ``"rank"``
+        force one use, False ignores phrases. Explicit ``since``/``until``/``at`` are always hard filters.
+        The result may abstain.
+        """
+        from ..query.abstain import AbstainPolicy
+        from ..query.filters import build_filters
+        from ..query.recall import CHANNELS, RecallOptions
+        from ..query.recall import recall as _recall
+
+        check_query(query)
+        if user is not None:
+            check_string(user, field="user", max_len=MAX_USER)
+        opts = RecallOptions(
+            k=k, rrf_k=rrf_k, expand=expand, channels=tuple(channels or CHANNELS), policy=policy or AbstainPolicy()
+        )
+        filters, text = build_filters(
+            query,
+            tenant=self.tenant,
+            user=user,
+            at=optional_time(at, "at"),
+            since=optional_time(since, "since"),
+            until=optional_time(until, "until"),
+            include_superseded=include_superseded,
+            kinds=tuple(kinds) if kinds else None,
+            now=optional_time(now, "now"),
+            time_phrases=time_mode(time_filters),
+        )
+        self._ready()
+        return _recall(self.store, self.embedder, query, filters, text, opts, explain=explain)
+
+    def why(
+        self,
+        query: str,
+        k: int = DEFAULT_ROOTS,
+        *,
+        at: Any = None,
+        max_depth: int = DEFAULT_WHY_DEPTH,
+        min_confidence: float = 0.0,
+        now: Any = None,
+        time_filters: bool | str = False,
+        explain: bool = False,
+        policy: AbstainPolicy | None = None,
+    ) -> Why:
+        """Why did something happen: find the symptom, walk CAUSED_BY to the roots (best first).
+
+        Abstains when no memory matches confidently or the best match has no recorded cause. Time phrases
+        ("on Friday") help rank the symptom but are not hard filters unless ``time_filters`` is set: an
+        incident's "Friday" is rarely the Friday before today.
+        """
+        from ..query import walks as _walks
+        from ..query.abstain import AbstainPolicy
+        from ..query.filters import build_filters
+        from ..query.recall import RecallOptions
+
+        check_query(query, example="why did checkout crash?")
+        mode = "filter" if time_filters is True else "rank" if time_filters is False else time_mode(time_filters)
+        filters, text = build_filters(
+            query, tenant=self.tenant, at=optional_time(at, "at"), now=optional_time(now, "now"), time_phrases=mode
+        )
+        opts = RecallOptions(k=_walks.SYMPTOM_CANDIDATES, policy=policy or AbstainPolicy())
+        self._ready()
+        return _walks.why(
+            self.store,
+            self.embedder,
+            query,
+            filters,
+            text,
+            k=k,
+            max_depth=max_depth,
+            min_confidence=min_confidence,
+            opts=opts,
+            explain=explain,
+        )
+
+    def timeline(
+        self, memory_id: str, *, before: int = DEFAULT_AROUND, after: int = DEFAULT_AROUND
+    ) -> list[dict[str, Any]]:
+        """What happened before and after a memory (its stream, else nearest in time)."""
+        from ..query import walks as _walks
+
+        for name, value in (("before", before), ("after", after)):
+            check_int(value, field=name, lo=0, hi=MAX_AROUND, what="memories")
+        check_string(memory_id, field="id", max_len=MAX_ID)
+        self._ready()
+        rows = _walks.timeline(self.store, self.tenant, memory_id, before=before, after=after)
+        if not rows:
+            raise NotFoundError(
+                f"no memory with id '{memory_id}' in tenant '{self.tenant}'", fix="check the id (and --tenant)"
+            )
+        return rows
+
+    def ask(self, question: str, *, now: Any = None, user: str | None = None) -> AskResult:
+        """Route a question with the learned router (slot, recall, why, history, none) and answer it with that
+        operation (:func:`kgmem.query.ask.answer`)."""
+        from ..query.ask import Answering, answer
+
+        check_query(question, field="question", example="where does Maya live?")
+        return answer(cast(Answering, self), question, now=optional_time(now, "now"), user=user)
