@@ -9,7 +9,10 @@ so they can run in any order and beside real data.
 
 from __future__ import annotations
 
+import atexit
 import os
+import signal
+import threading
 import uuid
 from pathlib import Path
 
@@ -93,16 +96,55 @@ def embedder():
     return get_embedder()
 
 
+# tenants handed out and not deleted yet: a test's teardown deletes its own; what an interrupted run (Ctrl-C,
+# SIGTERM, a crash in teardown) still holds is deleted when the session ends or the process exits. A run
+# killed outright leaves them: `kgmem admin cleanup --prefix test-` (and other-) removes those.
+_LIVE: dict[str, object] = {}
+
+
 def _new_tenant(prefix: str = "test") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
+def _delete(store, name: str) -> None:
+    store.auto_commit("admin/delete_tenant", tenant=name)
+    _LIVE.pop(name, None)
+
+
+def _delete_leftovers() -> None:
+    for name, store in list(_LIVE.items()):
+        try:
+            _delete(store, name)
+        except Exception:  # noqa: BLE001 - the database may be gone already; cleanup --prefix remains
+            pass
+
+
+atexit.register(_delete_leftovers)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _delete_leftovers()
+
+
+def _on_sigterm(signum, frame):
+    raise KeyboardInterrupt  # pytest unwinds: teardowns run, then the session finishes (and deletes leftovers)
+
+
+if threading.current_thread() is threading.main_thread():
+    signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _fresh(store, prefix: str):
+    name = _new_tenant(prefix)
+    _LIVE[name] = store
+    yield name
+    _delete(store, name)
+
+
 @pytest.fixture
 def tenant(store):
-    """A fresh tenant name; everything in it is deleted after the test."""
-    name = _new_tenant()
-    yield name
-    store.auto_commit("admin/delete_tenant", tenant=name)
+    """A fresh tenant name; everything in it is deleted after the test (or at exit if the run is stopped)."""
+    yield from _fresh(store, "test")
 
 
 @pytest.fixture
@@ -117,9 +159,7 @@ def mg(store, embedder, tenant):
 
 @pytest.fixture
 def other_tenant(store):
-    name = _new_tenant("other")
-    yield name
-    store.auto_commit("admin/delete_tenant", tenant=name)
+    yield from _fresh(store, "other")
 
 
 @pytest.fixture

@@ -874,7 +874,7 @@ def router(ctx: BenchContext) -> dict:
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*converge.*")
-        ev = evaluate(embeddings=embeddings, seed=ctx.seed)
+        ev = evaluate(embeddings=embeddings, seed=ctx.seed, folds=3 if ctx.quick else 10)
     secs = time.perf_counter() - t0
     rows = []
     for r in sorted(ev["results"], key=lambda r: -r["cv"]["mean"]):
@@ -894,7 +894,7 @@ def router(ctx: BenchContext) -> dict:
         )
     rows.append(["—", "—", "—", "—", f"{PAPER_T6['gboost'][0]}: 95.3 % [90.3, 100] (no kgmem counterpart)"])
     t6 = {
-        "title": "Table 6 — Router: kgmem's 5-intent router, 10-fold CV (kgmem.router.evaluate)",
+        "title": f"Table 6 — Router: kgmem's 5-intent router, {3 if ctx.quick else 10}-fold CV (kgmem.router.evaluate)",
         "columns": [
             "classifier",
             "features",
@@ -908,7 +908,7 @@ def router(ctx: BenchContext) -> dict:
             f"paper's binary factual-vs-fuzzy split; training set n = {ev['train']['n']}, adversarial n = "
             f"{ev['adversarial']['n']} (paper: adversarial 83 %). evaluate() took {secs:.0f} s"
             + (
-                "; quick mode evaluates the surface-feature configurations only (the shipped router adds sentence "
+                "; quick mode evaluates the surface-feature configurations only, 3-fold (the shipped router adds sentence "
                 "embeddings: run without --quick)."
                 if ctx.quick
                 else "."

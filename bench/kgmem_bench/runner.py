@@ -22,6 +22,7 @@ or names a PNG the suite wrote itself into ``ctx.out_dir`` (``{"file": ..., "tit
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import datetime as dt
 import importlib
@@ -30,7 +31,9 @@ import math
 import os
 import pkgutil
 import platform
+import signal
 import sys
+import threading
 import time
 import traceback
 import uuid
@@ -200,6 +203,27 @@ def _clean_nan(value: Any) -> Any:
 
 # --------------------------------------------------------------------------- run context
 
+# tenants made by new_tenant() and not deleted yet: deleted at exit, so an interrupted run leaves none behind
+# (a run killed outright cannot: `kgmem admin cleanup --prefix bench-` removes what it left)
+_LIVE: dict[str, BenchContext] = {}
+
+
+def delete_leftovers() -> list[str]:
+    """Delete every tenant a suite made and did not delete (called at exit); returns their names."""
+    done = []
+    for tenant, ctx in list(_LIVE.items()):
+        ctx.verbose = False
+        ctx.delete_tenant(tenant)
+        done.append(tenant)
+    return done
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)  # unwinds through the suites' finally blocks, then atexit
+
+
+atexit.register(delete_leftovers)
+
 
 @dataclass
 class BenchContext:
@@ -227,7 +251,11 @@ class BenchContext:
         return self._base
 
     def new_tenant(self) -> str:
-        return f"bench-{self.suite}-{uuid.uuid4().hex[:8]}"
+        """A fresh tenant name ``bench-<suite>-<uuid8>``; the suite deletes it, and if the run is interrupted
+        first (Ctrl-C, SIGTERM, an exception) :func:`delete_leftovers` does at exit."""
+        tenant = f"bench-{self.suite}-{uuid.uuid4().hex[:8]}"
+        _LIVE[tenant] = self
+        return tenant
 
     @contextlib.contextmanager
     def memory_graph(self) -> Iterator[Any]:
@@ -244,6 +272,7 @@ class BenchContext:
     def delete_tenant(self, tenant: str) -> None:
         try:
             self._base_graph().store.auto_commit("admin/delete_tenant", tenant=tenant)
+            _LIVE.pop(tenant, None)
         except Exception as exc:  # cleanup failure is reported, never fatal
             self.log(f"warning: could not delete tenant {tenant}: {exc}")
 
@@ -571,6 +600,8 @@ def run_suites(
 
     Returns ``{suite: result}``; a failing suite is recorded with ``status: "error"`` and the others still run.
     """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)  # a killed run still deletes its tenants (atexit)
     registry = discover()
     wanted = list(dict.fromkeys(names or registry.keys()))
     unknown = [n for n in wanted if n not in registry]

@@ -69,6 +69,7 @@ def test_init_json(cli_env):
     assert out["indexes"] and all(i["state"] == "ONLINE" for i in out["indexes"])
 
 
+@pytest.mark.generations  # a smoke of this face on the second server generation
 def test_ingest_json_and_stdin(cli_env, mg):
     (out,) = ok_json(kgmem(cli_env, "ingest", INCIDENTS, "--json"))
     check(out, shapes.INGEST)
@@ -102,6 +103,7 @@ def test_remember_json(cli_env, mg):
     assert mg.now("kim", "lives_in").object == "Porto"
 
 
+@pytest.mark.generations  # a smoke of this face on the second server generation
 def test_recall_json_and_text(cli_env, loaded):
     (out,) = ok_json(kgmem(cli_env, "recall", "reconciler invoice cache", "--k", "3", "--json"))
     check(out, shapes.RECALL)
@@ -131,6 +133,7 @@ def test_recall_and_why_batches(cli_env, loaded, tmp_path):
     assert whys[1]["roots"][0]["id"] == "inc01-root"
 
 
+@pytest.mark.generations  # a smoke of this face on the second server generation
 def test_why_json(cli_env, loaded):
     (out,) = ok_json(kgmem(cli_env, "why", "why did checkout crash on Friday?", "--json"))
     check(out, shapes.WHY)
@@ -138,6 +141,7 @@ def test_why_json(cli_env, loaded):
     assert out["paths"][0] == ["inc01-symptom", "inc01-h2", "inc01-h1", "inc01-root"]
 
 
+@pytest.mark.generations  # a smoke of this face on the second server generation
 def test_now_as_of_history_json(cli_env, loaded):
     (now,) = ok_json(kgmem(cli_env, "now", "sam", "likes", "diet coke", "--json"))
     check(now, shapes.SLOT)

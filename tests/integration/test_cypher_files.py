@@ -9,6 +9,9 @@ from kgmem.store import cypher
 
 from ..conftest import FIXTURES
 
+# run again on the second server generation (./dev test): this is what differs between them
+pytestmark = pytest.mark.generations
+
 NAMES = cypher.names()
 # schema statements are applied by every session; CALL ... IN TRANSACTIONS cannot run inside a transaction
 AUTO_COMMIT = {n for n in NAMES if n.startswith("schema/")} | {"admin/delete_tenant", "admin/drop_stale_index"}

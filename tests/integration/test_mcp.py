@@ -100,6 +100,7 @@ def _error(result: Any) -> str:
     return "".join(c.text for c in result.content if getattr(c, "text", None))
 
 
+@pytest.mark.generations  # a smoke of this face on the second server generation
 def test_stdio_every_tool(cli_env: dict, tenant: str) -> None:
     async def body(client: Client) -> None:
         listed = await client.list_tools()

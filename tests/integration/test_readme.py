@@ -67,6 +67,7 @@ def readme_env(neo4j_connection, monkeypatch):
     return dict(os.environ)
 
 
+@pytest.mark.generations  # a smoke of this face on the second server generation
 def test_readme_python_block(readme_env, store, capsys):
     code = _python_block()
     promises = _promises(code)

@@ -12,6 +12,9 @@ from kgmem.errors import InputError
 
 from ..conftest import FIXTURES
 
+# run again on the second server generation (./dev test): this is what differs between them
+pytestmark = pytest.mark.generations
+
 TOKEN_CORPUS = [
     ("t1", "Deploy notes: the billing job retried twice; ticket zx9q has the log excerpt"),
     *[

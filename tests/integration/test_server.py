@@ -15,6 +15,9 @@ import pytest
 from kgmem import server
 from kgmem.errors import ServerError
 
+# run again on the second server generation (./dev test): this is what differs between them
+pytestmark = pytest.mark.generations
+
 
 def _free_ports(n: int) -> list[int]:
     """``n`` distinct ports nothing listens on now (the kernel picks them: bind port 0, then release)."""

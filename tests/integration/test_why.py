@@ -45,6 +45,7 @@ CHAIN_QUESTIONS = [q for q in _questions() if "root" in q]
 ABSTAIN_QUESTIONS = [q for q in _questions() if q.get("expect") == "abstain"]
 
 
+@pytest.mark.generations  # a smoke of this face on the second server generation
 def test_why_finds_the_true_root_first_for_most_chains(causal_graph):
     """The suite's questions share no content word with their roots; flat vector gets 0 of them."""
     correct, paths_ok = 0, 0
