@@ -22,7 +22,7 @@ def test_bench_quick_runs_every_suite(cli_env, tmp_path):
         timeout=2400,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    suites = {"ko", "graph", "retrieval", "speed", "signals"}
+    suites = {"ko", "graph", "retrieval", "speed", "signals", "updates"}
     for name in suites:
         data = json.loads((out / f"{name}.json").read_text())
         assert data["status"] == "ok", data.get("error")
