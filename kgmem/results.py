@@ -62,6 +62,7 @@ class IngestReport:
         default_factory=lambda: {
             "caused_by": 0,
             "inferred_caused_by": 0,
+            "inferred_supersedes": 0,
             "next": 0,
             "supersedes": 0,
             "mentions": 0,
@@ -216,6 +217,12 @@ class History:
 # ---------------------------------------------------------------------------- recall
 
 
+def retiring_order(edges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The memories that retired a hit ({id, confidence, inferred, cue}), best first: explicit version chains
+    before inferred links, then by confidence, then by id."""
+    return sorted(edges, key=lambda r: (bool(r.get("inferred")), -float(r.get("confidence") or 0.0), r["id"]))
+
+
 @dataclass
 class Hit:
     id: str
@@ -236,11 +243,14 @@ class Hit:
     origin: str | None = field(default=None, repr=False)  # record / compiled / consolidated
     valid_to: dt.datetime | None = field(default=None, repr=False)
     context_similarity: float | None = field(default=None, repr=False)  # cosine to the memory read in context
+    superseded_by: list[str] = field(default_factory=list)  # newer memories (ids) that retired it, best first
+    retired: list[dict[str, Any]] = field(default_factory=list, repr=False)  # those edges: id, confidence, cue
 
     @classmethod
     def from_record(cls, rec: dict) -> Hit:
         """The one formatter from a recall statement's hit map (kgmem/store/rules.py HIT_MAP) to a hit;
         ranking fields (score, confident, channels) are set by recall."""
+        retired = retiring_order(rec.get("superseded_by") or [])
         return cls(
             id=rec["id"],
             text=rec["text"],
@@ -259,6 +269,8 @@ class Hit:
             origin=rec["origin"],
             valid_to=from_epoch(rec["valid_to_ts"]),
             context_similarity=cosine(rec.get("context_similarity")),
+            superseded_by=[r["id"] for r in retired],
+            retired=retired,
         )
 
     def to_dict(self) -> dict:
@@ -272,6 +284,7 @@ class Hit:
             "channels": dict(self.channels),
             "kind": self.kind,
             "similarity": None if self.similarity is None else round(self.similarity, 4),
+            "superseded_by": list(self.superseded_by),
         }
         if self.subject is not None:
             d.update(subject=self.subject, predicate=self.predicate, object=self.object, polarity=self.polarity)

@@ -21,17 +21,21 @@ class Writing(GraphBase):
         batch_size: int = DEFAULT_BATCH,
         compile_facts: bool = True,
         infer_causes: bool = True,
+        infer_supersession: bool = True,
         force: bool = False,
         progress: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
         """Ingest records: a JSONL path, an open text file, or an iterable of dicts (contract §1).
 
         Bad lines are reported in ``report.errors`` (with line numbers) and the rest still lands. After the
-        write, memories that state their cause in words get inferred CAUSED_BY links (``infer_causes``).
+        write, memories that state their cause in words get inferred CAUSED_BY links (``infer_causes``), and
+        plain-text memories that state a change get inferred SUPERSEDES links to the earlier memories they retire
+        (``infer_supersession``, :mod:`kgmem.derived.supersession`).
         A record that was forgotten stays forgotten (an error for its line) unless ``force``.
         """
         from ..derived import causal as _causal
         from ..derived import context as _context
+        from ..derived import supersession as _supersession
         from ..ingest.pipeline import ingest as _ingest
         from ..ingest.pipeline import uninferred as _uninferred
 
@@ -59,6 +63,13 @@ class Writing(GraphBase):
             created = _causal.write_links(self.store, self.tenant, links)
             report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
             report.linked += created
+        if infer_supersession:
+            # the new records, and unchanged ones a run killed before this pass left unread (marked when read)
+            ids = report.ids + (_supersession.unchecked(self.store, self.tenant, unchanged) if unchanged else [])
+            if ids:
+                created = _supersession.run(self.store, self.tenant, ids)
+                report.edges["inferred_supersedes"] = report.edges.get("inferred_supersedes", 0) + created
+                report.linked += created
         return report
 
     def infer_causes(self, *, rebuild: bool = True) -> dict[str, Any]:

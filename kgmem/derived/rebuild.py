@@ -12,7 +12,8 @@ Derived (dropped and recomputed, in the order the write path makes them):
    — except tombstoned ones;
 3. slot chains (SUPERSEDES, ``valid_to``, ``version``) and episode validity;
 4. NEXT chains of every stream;
-5. inferred causal links (``kgmem.derived.causal.rebuild``);
+5. inferred causal links (``kgmem.derived.causal.rebuild``) and inferred SUPERSEDES from plain text
+   (``kgmem.derived.supersession.rebuild``; a slot chain's explicit edges are laid again in step 3);
 6. merges and pattern summaries with the params of the last consolidation run (none if it never ran).
 
 Co-occurrence edges are not rebuilt: their weights are the history of the runs (decay), not a function of
@@ -40,13 +41,14 @@ from ..normalize import entity_key
 from ..results import iso
 from ..store import Store, Tx
 from ..vocab import Vocabulary
-from . import causal, context
+from . import causal, context, supersession
 from . import consolidate as cons
 
 FORMAT = "kgmem-manifest/v1"
 TRANSFORMS = {
     "compiler": COMPILER_TRANSFORM,
     "causal": causal.TRANSFORM_VERSION,
+    "supersession": supersession.TRANSFORM_VERSION,
     "summary": cons.TRANSFORM_SUMMARY,
     "merge": cons.TRANSFORM_MERGE,
 }
@@ -77,6 +79,8 @@ def manifest(store: Store, tenant: str, model_id: str) -> dict:
         elif e["type"] == "CAUSED_BY":
             kind = "inferred_causes" if e["props"].get("inferred") else "explicit_causes"
             pairs[kind].append([e["from"], e["to"]])
+        elif e["type"] == "SUPERSEDES" and e["props"].get("inferred"):
+            pairs["inferred_supersedes"].append([e["from"], e["to"]])
         elif e["type"] in ("NEXT", "SUPERSEDES"):
             pairs[e["type"].lower()].append([e["from"], e["to"]])
     out = {
@@ -266,6 +270,7 @@ def rebuild(
     done["context"] = context.rebuild(store, tenant)
     inferred = causal.rebuild(store, embedder, tenant)
     done["inferred"] = inferred["inferred"]
+    done["inferred_supersedes"] = supersession.rebuild(store, tenant)["inferred"]
     again = cons.rederive_consolidated(store, tenant)
     done["consolidated"] = 0
     if again is not None:

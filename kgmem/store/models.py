@@ -54,6 +54,18 @@ class CausedBy(StructuredRel):
     link_source = StringProperty(db_property="source")  # neomodel reserves the name ``source`` on edges
 
 
+class Supersedes(StructuredRel):
+    """``(newer)-[:SUPERSEDES]->(older)``: a slot's version chain (no properties), or inferred from plain text
+    after the write (``kgmem.derived.supersession``: ``inferred: true``, the model's ``confidence``, ``by``,
+    the ``transform`` and the ``cue`` words)."""
+
+    inferred = BooleanProperty()
+    confidence = FloatProperty()
+    by = StringProperty()
+    transform = StringProperty()
+    cue = StringProperty()
+
+
 class DerivedFrom(StructuredRel):
     """``(derived)-[:DERIVED_FROM]->(source)``: a compiled fact, a merge or a summary, and the transform."""
 
@@ -114,9 +126,10 @@ class Memory(StructuredNode):
     wide_embedding = ArrayProperty(FloatProperty())
     transform = StringProperty()  # for derived memories: what made them
     merged_into = StringProperty()  # a near-duplicate folded into a consolidated memory
+    supersession = StringProperty()  # the inferred-supersession pass that read it (its transform version)
 
-    supersedes = RelationshipTo("Memory", "SUPERSEDES", cardinality=ZeroOrMore)
-    superseded_by = RelationshipFrom("Memory", "SUPERSEDES", cardinality=ZeroOrMore)
+    supersedes = RelationshipTo("Memory", "SUPERSEDES", model=Supersedes, cardinality=ZeroOrMore)
+    superseded_by = RelationshipFrom("Memory", "SUPERSEDES", model=Supersedes, cardinality=ZeroOrMore)
     caused_by = RelationshipTo("Memory", "CAUSED_BY", model=CausedBy, cardinality=ZeroOrMore)
     effects = RelationshipFrom("Memory", "CAUSED_BY", model=CausedBy, cardinality=ZeroOrMore)
     next = RelationshipTo("Memory", "NEXT", cardinality=ZeroOrMore)
@@ -198,7 +211,7 @@ RELATIONSHIP_CLASSES: dict[str, type[StructuredRel] | None] = {
     "CAUSED_BY": CausedBy,
     "DERIVED_FROM": DerivedFrom,
     "CO_OCCURS": CoOccurs,
-    "SUPERSEDES": None,
+    "SUPERSEDES": Supersedes,
     "NEXT": None,
     "MENTIONS": None,
 }

@@ -1,0 +1,25 @@
+// name: derived/v2026/supersession_neighbors
+// For each memory of $ids, its $k nearest plain-text records of the same tenant and user (by the memory's own
+// vector, earlier or later), the tenant filtered inside the vector index (Neo4j 2026.x: SEARCH ... WHERE
+// m.tenant = $tenant); $fetch of them are read so that $k remain after the rest of the rule.
+// params: $tenant (string), $ids (list of strings), $k (int), $fetch (int)
+// returns: id, near (list of {id, text, at, stream, mentions, score}; score is the normalised cosine)
+:param tenant => 'demo';
+:param ids => ['c2'];
+:param k => 8;
+:param fetch => 200;
+CYPHER 25
+UNWIND $ids AS wanted
+MATCH (src:Memory {tenant: $tenant, id: wanted})
+WHERE src.embedding IS NOT NULL
+CALL (src) {
+  MATCH (m:Memory)
+    SEARCH m IN (VECTOR INDEX memory_embedding FOR src.embedding WHERE m.tenant = $tenant LIMIT $fetch) SCORE AS score
+  WITH m, score
+  WHERE m <> src AND m:Episode AND m.origin = 'record' AND m.merged_into IS NULL
+    AND coalesce(m.user, '') = coalesce(src.user, '')
+  WITH m, score ORDER BY score DESC, m.id ASC LIMIT $k
+  RETURN collect({id: m.id, text: m.text, at: m.at, stream: m.stream,
+                  mentions: [(m)-[:MENTIONS]->(e:Entity) | e.key], score: score}) AS near
+}
+RETURN src.id AS id, near

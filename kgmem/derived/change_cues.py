@@ -1,0 +1,730 @@
+"""What a plain-text memory says about change — pure functions over its text, no model and no database.
+
+A statement that retires an earlier one usually says so in words: a habit or a preference stopped or reversed
+("quit", "gave up", "no longer", "not … anymore", "used to"), a switch to something new ("switched to",
+"moved to", "took over", "the new … is"), a correction ("correction:", "typo", "should read"), or a new value of
+a single-valued property (a phone number, a price, a dosage, a version, a meeting time, a weight). And a
+statement that mentions the same thing without changing it says that too: "still", a question or a
+hypothetical ("should I quit?", "thinking about moving"), a temporary exception ("for a week", "until
+Friday"), someone else's situation ("my sister …").
+
+:func:`cues` reads those signals; :mod:`kgmem.derived.supersession` turns the signals of a pair of memories
+into features for its model. The word lists are general English, written for kgmem: they are not taken from
+any evaluation set. The cross-subject implications (a diet, a move, a sale, a break-up that retires what an
+earlier statement took for granted) are a small versioned table: :data:`IMPLICATIONS`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+IMPLICATIONS_VERSION = "implications/v1"
+
+
+def _words(*alternatives: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w'])(?:" + "|".join(alternatives) + r")(?![\w'])", re.IGNORECASE)
+
+
+# a habit, a preference, a membership or a state stopped or reversed
+STOP = _words(
+    r"quit(?:s|ting)?",
+    r"stop(?:s|ped|ping)?",
+    r"gave up",
+    r"giv(?:e|es|ing) up",
+    r"given up",
+    r"no longer",
+    r"not any ?more",
+    r"any ?more",
+    r"no more",
+    r"cancel(?:l?ed|s|l?ing)?",
+    r"unsubscribed?",
+    r"dropped(?: out)?",
+    r"ditched",
+    r"dumped",
+    r"over it",
+    r"done with",
+    r"(?:is|are|'s|'re) (?:done|over|finished|off)",
+    r"sworn off",
+    r"swore off",
+    r"cut (?:out|back on)",
+    r"kicked the habit",
+    r"broke up",
+    r"split up",
+    r"divorced",
+    r"left",
+    r"resigned",
+    r"retired",
+    r"moved out",
+    r"sold",
+    r"got rid of",
+    r"gone off",
+    r"went off",
+    r"off (?:it|them|that|those)",
+    r"used to",
+    r"never again",
+    r"ended",
+    r"closed (?:my|the|our) account",
+    r"paused",
+    r"deactivated",
+    r"discontinued",
+    r"weaned off",
+    r"(?:is|are|'s|'re) gone",
+    r"not (?:doing|going|eating|drinking|using|taking|playing) (?:that|it|those)",
+    r"lost interest",
+    r"outgrown",
+    r"can'?t stand",
+    r"hate[sd]?",
+)
+# something new in place of something old
+SWITCH = _words(
+    r"switch(?:ed|es|ing)?(?: over)?(?: to)?",
+    r"chang(?:ed|es|ing)(?: to)?",
+    r"moved(?: to| into| in with)?",
+    r"moving to",
+    r"relocat(?:ed|ing)",
+    r"now",
+    r"nowadays",
+    r"these days",
+    r"lately",
+    r"currently",
+    r"at the moment",
+    r"from now on",
+    r"going forward",
+    r"starting (?:today|tomorrow|monday|next week|this week)",
+    r"as of (?:today|now|this week|this month)",
+    r"new",
+    r"newly",
+    r"latest",
+    r"instead",
+    r"replac(?:ed|es|ing)",
+    r"took over",
+    r"tak(?:es|ing) over",
+    r"taken over",
+    r"handed (?:over|off)",
+    r"hand(?:s|ing)? (?:over|off)",
+    r"passed (?:the \w+ )?(?:to|over)",
+    r"stepp(?:ed|ing) (?:in|down|up)",
+    r"promoted",
+    r"transferred",
+    r"reassigned",
+    r"appointed",
+    r"elected",
+    r"hired",
+    r"upgraded",
+    r"downgraded",
+    r"updated",
+    r"bumped",
+    r"rescheduled",
+    r"pushed (?:back|to)",
+    r"moved (?:up|back)",
+    r"raised",
+    r"lowered",
+    r"increased",
+    r"decreased",
+    r"reduced",
+    r"went (?:up|down) to",
+    r"(?:up|down) to",
+    r"dropped to",
+    r"rose to",
+    r"fell to",
+    r"is (?:now|finally)",
+    r"are (?:now|finally)",
+    r"became",
+    r"become",
+    r"turned",
+    r"got (?:a|my|our) new",
+    r"went (?:vegan|vegetarian|sober|keto)",
+    r"gone (?:vegan|vegetarian|sober|keto)",
+    r"since (?:january|february|march|april|may|june|july|august|september|october|november|december|last \w+)",
+)
+# an earlier statement was wrong
+CORRECTION = _words(
+    r"correction",
+    r"corrected",
+    r"to correct",
+    r"typo",
+    r"erratum",
+    r"errata",
+    r"mistake",
+    r"mistakenly",
+    r"wrong",
+    r"incorrect(?:ly)?",
+    r"in error",
+    r"should (?:read|be|say|have said)",
+    r"i meant",
+    r"meant to say",
+    r"actually",
+    r"my bad",
+    r"scratch that",
+    r"ignore (?:my|the) (?:last|previous|earlier)",
+    r"amend(?:ed|ment)?",
+    r"revised",
+    r"retract(?:ed)?",
+    r"not \w+,? but",
+    r"update:",
+    r"clarification",
+)
+# the statement keeps things as they were
+STILL = _words(
+    r"still",
+    r"as always",
+    r"as usual",
+    r"same as (?:ever|always|before)",
+    r"continu(?:e|es|ing) to",
+    r"keeps?",
+    r"remains?",
+    r"stay(?:s|ed)?",
+    r"unchanged",
+    r"hasn'?t changed",
+    r"no change",
+    r"again",
+    r"yet again",
+    r"back (?:to|at|in)",
+)
+# wondering, planning, proposing: nothing has changed yet
+HYPOTHETICAL = _words(
+    r"if",
+    r"unless",
+    r"would",
+    r"might",
+    r"maybe",
+    r"perhaps",
+    r"considering",
+    r"thinking (?:about|of)",
+    r"should (?:i|we|he|she|they)",
+    r"wondering",
+    r"plan(?:s|ning)? to",
+    r"want(?:s)? to",
+    r"hop(?:e|ing) to",
+    r"going to",
+    r"gonna",
+    r"will",
+    r"could",
+    r"propos(?:e|ed|al)",
+    r"suggest(?:ed|ion|s)?",
+    r"what if",
+    r"how about",
+    r"in case",
+    r"tempted",
+    r"dream(?:ing)? of",
+    r"someday",
+    r"one day",
+    r"rumou?r",
+    r"draft",
+    r"pending",
+    r"tentative(?:ly)?",
+)
+# a change that ends by itself: a trip, a loan, a stand-in
+TEMPORARY = _words(
+    r"for (?:a|an|one|two|three|four|a few|a couple of|the next|the|\d+) (?:day|night|week|weekend|month|couple of (?:days|weeks))s?",
+    r"this (?:week|weekend) only",
+    r"just (?:for|this|today|tonight)",
+    r"until (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next \w+|the \w+|\w+ \d+|\d+)",
+    r"till (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next \w+|the \w+)",
+    r"temporar(?:y|ily)",
+    r"for now",
+    r"for the time being",
+    r"while \w+ (?:is|are) (?:away|out|off|on leave|on vacation)",
+    r"covering (?:for)?",
+    r"filling in",
+    r"stand(?:ing)?[- ]in",
+    r"on leave",
+    r"out of (?:the )?office",
+    r"on (?:vacation|holiday|a trip)",
+    r"visiting",
+    r"trip",
+    r"staging",
+    r"test(?:ing)? (?:env|environment|server)",
+    r"sandbox",
+    r"dry[- ]run",
+    r"interim",
+    r"acting",
+)
+NEGATION = _words(r"not", r"no", r"never", r"none", r"nothing", r"without", r"\w+n't", r"cannot", r"nobody", r"nor")
+FIRST_PERSON = _words(r"i", r"i'm", r"i've", r"i'd", r"i'll", r"me", r"my", r"mine", r"myself", r"we", r"our", r"us")
+# someone other than the speaker (and other than who the earlier statement was about)
+OTHER_PERSON = _words(
+    r"(?:my|his|her|their|our|your) (?:wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|spouse|mom|mum|mother|"
+    r"dad|father|sister|brother|sibling|son|daughter|kid|kids|child|children|cousin|aunt|uncle|niece|nephew|"
+    r"grandma|grandpa|grandmother|grandfather|friend|roommate|flatmate|housemate|neighbou?r|colleague|coworker|"
+    r"co-worker|boss|manager|teammate|classmate|landlord|tenant|client|customer)(?:['’]s)?",
+    r"someone else",
+    r"(?:he|she|they) (?:said|says|told|wants|asked)",
+)
+QUESTION = re.compile(
+    r"\?\s*$|\?\s+\S|^\s*(?:should|shall|can|could|would|do|does|did|is|are|am|will)\b", re.IGNORECASE
+)
+# single-valued properties whose new value retires the old one
+VALUE_NOUNS = _words(
+    r"address",
+    r"phone",
+    r"number",
+    r"mobile",
+    r"cell",
+    r"e-?mail",
+    r"price",
+    r"cost",
+    r"fee",
+    r"rate",
+    r"salary",
+    r"rent",
+    r"budget",
+    r"owner",
+    r"on-?call",
+    r"version",
+    r"release",
+    r"dose",
+    r"dosage",
+    r"prescription",
+    r"meeting",
+    r"standup",
+    r"stand-up",
+    r"slot",
+    r"time",
+    r"deadline",
+    r"password",
+    r"pin",
+    r"wi-?fi",
+    r"account",
+    r"plan",
+    r"tier",
+    r"school",
+    r"gym",
+    r"doctor",
+    r"dentist",
+    r"gp",
+    r"bank",
+    r"car",
+    r"job",
+    r"title",
+    r"role",
+    r"position",
+    r"team",
+    r"manager",
+    r"lead",
+    r"contact",
+    r"rep",
+    r"captain",
+    r"coach",
+    r"treasurer",
+    r"chair",
+    r"weight",
+    r"blood pressure",
+    r"a1c",
+    r"score",
+    r"latency",
+    r"p\d\d",
+    r"balance",
+    r"savings",
+    r"count",
+    r"size",
+    r"limit",
+    r"quota",
+    r"home",
+    r"city",
+    r"apartment",
+    r"flat",
+    r"house",
+    r"office",
+    r"desk",
+    r"room",
+    r"schedule",
+    r"hours",
+    r"status",
+)
+ROLE_NOUNS = _words(
+    r"manager",
+    r"boss",
+    r"lead",
+    r"head",
+    r"owner",
+    r"on-?call",
+    r"primary",
+    r"captain",
+    r"coach",
+    r"chair",
+    r"president",
+    r"treasurer",
+    r"secretary",
+    r"director",
+    r"supervisor",
+    r"rep(?:resentative)?",
+    r"contact",
+    r"point person",
+    r"maintainer",
+    r"admin",
+    r"doctor",
+    r"gp",
+    r"dentist",
+    r"therapist",
+    r"babysitter",
+    r"nanny",
+    r"tutor",
+    r"super(?:intendent)?",
+    r"landlord",
+    r"vendor",
+    r"account (?:manager|exec(?:utive)?)",
+    r"runs",
+    r"in charge",
+    r"responsible for",
+)
+_VALUE_SHAPES = (
+    ("phone", re.compile(r"(?<!\d)(?:\+?\d[\d\-. ()]{6,}\d)(?!\d)")),
+    ("email", re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")),
+    (
+        "money",
+        re.compile(
+            r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:dollars|euros|pounds|usd|eur|gbp|k)\b", re.I
+        ),
+    ),
+    ("time", re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)),
+    ("version", re.compile(r"\bv?\d+\.\d+(?:\.\d+)+\b|\bv\d+(?:\.\d+)?\b", re.I)),
+    ("dose", re.compile(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ml|units?|iu)\b", re.I)),
+    (
+        "measure",
+        re.compile(
+            r"\b\d+(?:\.\d+)?\s?(?:kg|kgs|lb|lbs|pounds|stone|ms|s|sec|seconds|minutes|min|hours|hrs|km|mi|miles|"
+            r"%|percent|mmhg|bpm|cm|in|ft|gb|mb|tb|k|m)\b",
+            re.I,
+        ),
+    ),
+    ("date", re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)|\d{4}-\d{2}-\d{2})\b", re.I)),
+    ("number", re.compile(r"\d")),
+)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+# Cross-subject implications: a memory that says the first (e.g. "went vegetarian") retires an earlier memory
+# that takes the second for granted ("my favourite is the bacon burger"). General knowledge, versioned.
+IMPLICATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        "diet without meat",
+        _words(r"vegan", r"vegetarian", r"plant-based", r"pescatarian", r"meat-free", r"no (?:more )?meat", r"veggie"),
+        _words(
+            r"meat",
+            r"beef",
+            r"steak",
+            r"burgers?",
+            r"cheeseburgers?",
+            r"bacon",
+            r"pork",
+            r"ham",
+            r"chicken",
+            r"wings",
+            r"lamb",
+            r"sausages?",
+            r"brisket",
+            r"ribs",
+            r"bbq",
+            r"barbecue",
+            r"pepperoni",
+            r"salami",
+            r"turkey",
+            r"meatballs?",
+            r"jerky",
+            r"kebabs?",
+        ),
+    ),
+    (
+        "diet without animal products",
+        _words(r"vegan", r"plant-based", r"dairy-free", r"lactose"),
+        _words(r"cheese", r"milk", r"cream", r"butter", r"yogh?urt", r"eggs?", r"ice cream", r"latte"),
+    ),
+    (
+        "no alcohol",
+        _words(r"sober", r"teetotal", r"alcohol-free", r"quit drinking", r"stopped drinking", r"dry (?:january|month)"),
+        _words(
+            r"wine",
+            r"beer",
+            r"ales?",
+            r"whisk(?:e)?y",
+            r"vodka",
+            r"gin",
+            r"cocktails?",
+            r"drinks",
+            r"bourbon",
+            r"tequila",
+            r"pints?",
+            r"bar",
+        ),
+    ),
+    (
+        "no car",
+        _words(
+            r"sold (?:my|the|our) car",
+            r"no (?:longer have a )?car",
+            r"car-free",
+            r"bike to work",
+            r"cycl(?:e|ing) to work",
+            r"take the (?:bus|train|subway|tube)",
+            r"public transport",
+        ),
+        _words(r"drive", r"drives", r"driving", r"commute by car", r"parking", r"car"),
+    ),
+    (
+        "gluten-free or low-carb",
+        _words(r"gluten-free", r"celiac", r"coeliac", r"keto", r"low-carb"),
+        _words(
+            r"bread", r"pasta", r"pizza", r"bagels?", r"croissants?", r"noodles", r"sandwich(?:es)?", r"toast", r"cake"
+        ),
+    ),
+    (
+        "not together any more",
+        _words(
+            r"broke up",
+            r"split up",
+            r"divorced",
+            r"separated",
+            r"single again",
+            r"ex-(?:wife|husband|girlfriend|boyfriend|partner)",
+        ),
+        _words(
+            r"girlfriend", r"boyfriend", r"wife", r"husband", r"partner", r"fianc[eé]e?", r"date night", r"anniversary"
+        ),
+    ),
+    (
+        "no longer working there",
+        _words(
+            r"laid off",
+            r"resigned",
+            r"quit (?:my|the) job",
+            r"left (?:my|the) job",
+            r"retired",
+            r"new job",
+            r"fired",
+            r"let go",
+        ),
+        _words(r"commute", r"office", r"boss", r"coworkers?", r"colleagues?", r"shift", r"works? at", r"job"),
+    ),
+    (
+        "no smoking",
+        _words(
+            r"quit smoking",
+            r"stopped smoking",
+            r"smoke-free",
+            r"non-smoker",
+            r"nicotine patch",
+            r"vap(?:e|ing) instead",
+        ),
+        _words(r"smok(?:e|es|er|ing)", r"cigarettes?", r"cigars?", r"pack a day", r"ppd", r"tobacco"),
+    ),
+    (
+        "another platform",
+        _words(r"android", r"pixel", r"galaxy"),
+        _words(r"iphone", r"ios", r"apple"),
+    ),
+    (
+        "another platform (the other way)",
+        _words(r"iphone", r"ios"),
+        _words(r"android", r"pixel", r"galaxy"),
+    ),
+)
+IMPLICATION_NAMES = tuple(name for name, _, _ in IMPLICATIONS)
+
+# Topics a habit or a taste is about: a newer memory that stops (or reverses) one of them retires an earlier one
+# that takes it up, in whatever words each uses ("quit cigarettes" / "smokes a pack a day").
+TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "smoking",
+        _words(
+            r"smok(?:e|es|ed|er|ers|ing)",
+            r"cigarettes?",
+            r"cigs?",
+            r"cigars?",
+            r"tobacco",
+            r"nicotine",
+            r"ppd",
+            r"vap(?:e|es|ing)",
+        ),
+    ),
+    (
+        "alcohol",
+        _words(
+            r"alcohol",
+            r"drink(?:s|ing)?",
+            r"booze",
+            r"wine",
+            r"beers?",
+            r"whisk(?:e)?y",
+            r"vodka",
+            r"gin",
+            r"cocktails?",
+            r"sober",
+            r"pints?",
+        ),
+    ),
+    (
+        "caffeine",
+        _words(r"coffee", r"espresso", r"caffeine", r"lattes?", r"cappuccinos?", r"cold brew", r"energy drinks?"),
+    ),
+    ("meat", _words(r"meat", r"beef", r"steak", r"burgers?", r"bacon", r"pork", r"chicken", r"vegetarian", r"vegan")),
+    ("sugar", _words(r"sugar", r"sweets", r"candy", r"dessert", r"soda", r"chocolate")),
+    (
+        "exercise",
+        _words(
+            r"gym",
+            r"workouts?",
+            r"work(?:ing)? out",
+            r"lifting",
+            r"crossfit",
+            r"yoga",
+            r"pilates",
+            r"running",
+            r"runs?",
+            r"jogging",
+            r"swimming",
+            r"cycling",
+            r"climbing",
+            r"bouldering",
+        ),
+    ),
+    ("spicy food", _words(r"spicy", r"chil(?:i|li|ies|lies)", r"hot sauce", r"peppers?")),
+    ("social media", _words(r"instagram", r"tiktok", r"twitter", r"facebook", r"social media", r"reddit")),
+    ("subscription", _words(r"subscri(?:be|bed|ption|ptions)", r"membership", r"plan", r"account")),
+)
+
+
+@dataclass(frozen=True)
+class Cues:
+    """The change signals of one text (counts of matches, and the value types it states)."""
+
+    stop: int
+    switch: int
+    correction: int
+    still: int
+    hypothetical: int
+    temporary: int
+    negation: int
+    question: bool
+    first_person: bool
+    other_person: bool
+    value_nouns: frozenset[str]
+    role_nouns: frozenset[str]
+    values: frozenset[str]  # value types stated: phone, email, money, time, version, dose, measure, date
+    numbers: frozenset[str]
+    matched: tuple[str, ...]  # the cue words found, for --explain
+    clause_words: frozenset[str] = frozenset()  # content words of the sentences that state a change
+    stopped_topics: frozenset[str] = frozenset()  # topics a stop cue's sentence names
+    topics: frozenset[str] = frozenset()
+
+    @property
+    def changes(self) -> bool:
+        """Whether the text could retire an earlier statement at all (the inference pass asks only then): a
+        change cue, a value (a number, a phone, a price, a version, a dose, a measurement), or an implication."""
+        return bool(self.stop or self.switch or self.correction or self.values or implication_triggers(self))
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "stop": self.stop,
+            "switch": self.switch,
+            "correction": self.correction,
+            "still": self.still,
+            "hypothetical": self.hypothetical,
+            "temporary": self.temporary,
+            "negation": self.negation,
+            "question": self.question,
+            "values": sorted(self.values),
+            "matched": list(self.matched),
+        }
+
+
+def implication_triggers(c: Cues) -> tuple[str, ...]:
+    return tuple(name for name in c.matched if name.startswith("implies:"))
+
+
+_NEGATED = re.compile(
+    r"(?:\b(?:not|no|never|nothing|without|hardly)|n't|\bnot ready to|\bdon'?t want to|\brefus\w* to)\W+(?:\w+\W+){0,2}$",
+    re.IGNORECASE,
+)
+_SELF_NEGATED = re.compile(r"^(?:no|not|never|any ?more|any longer)\b", re.IGNORECASE)  # said with a negation
+
+
+def _found(pattern: re.Pattern[str], text: str, *, unless_negated: bool = False) -> list[str]:
+    """The matches of ``pattern``; with ``unless_negated``, not those a negation just before cancels ("no
+    changes", "hasn't moved", "not ready to quit") — a cue that carries its own negation ("no longer") stays."""
+    out = []
+    for m in pattern.finditer(text):
+        cue = m.group(0).lower()
+        if (
+            unless_negated
+            and not _SELF_NEGATED.match(cue)
+            and _NEGATED.search(text[max(0, m.start() - 40) : m.start()])
+        ):
+            continue
+        out.append(cue)
+    return out
+
+
+_WORD = re.compile(r"[a-z][a-z0-9']+")
+_STOPWORDS = frozenset(
+    "the a an and or but of to in on at for with from by is are was were be been being it its this that these those "
+    "i me my we our you your he him his she her they them their there here so just really very too also have has "
+    "had do does did not no now then than as about into out up down over some any all can will would should could "
+    "get got go going went like lol im i'm it's that's don't".split()
+)
+_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Lower-case content words (a crude stem: a trailing 's' dropped)."""
+    return frozenset(w.rstrip("s") for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 2)
+
+
+def _topics(text: str) -> frozenset[str]:
+    return frozenset(name for name, rx in TOPICS if rx.search(text))
+
+
+def cues(text: str) -> Cues:
+    """The change signals of ``text`` (pure)."""
+    matched: list[str] = []
+    counts = {}
+    for name, pattern in (
+        ("stop", STOP),
+        ("switch", SWITCH),
+        ("correction", CORRECTION),
+        ("still", STILL),
+        ("hypothetical", HYPOTHETICAL),
+        ("temporary", TEMPORARY),
+    ):
+        hits = _found(pattern, text, unless_negated=name in ("stop", "switch", "correction"))
+        counts[name] = len(hits)
+        matched += [f"{name}:{h}" for h in hits]
+    for name, trigger, _ in IMPLICATIONS:
+        if trigger.search(text):
+            matched.append(f"implies:{name}")
+    values = frozenset(kind for kind, rx in _VALUE_SHAPES if rx.search(text))
+    clause: set[str] = set()
+    stopped: set[str] = set()
+    for sentence in _SENTENCE.findall(text):
+        stops = _found(STOP, sentence, unless_negated=True)
+        if stops or _found(SWITCH, sentence, unless_negated=True) or _found(CORRECTION, sentence, unless_negated=True):
+            clause |= content_words(sentence)
+        if stops:
+            stopped |= _topics(sentence)
+    return Cues(
+        stop=counts["stop"],
+        switch=counts["switch"],
+        correction=counts["correction"],
+        still=counts["still"],
+        hypothetical=counts["hypothetical"],
+        temporary=counts["temporary"],
+        negation=len(NEGATION.findall(text)),
+        question=bool(QUESTION.search(text)),
+        first_person=bool(FIRST_PERSON.search(text)),
+        other_person=bool(OTHER_PERSON.search(text)),
+        value_nouns=frozenset(h for h in _found(VALUE_NOUNS, text)),
+        role_nouns=frozenset(h for h in _found(ROLE_NOUNS, text)),
+        values=values,
+        numbers=frozenset(_NUMBER.findall(text)),
+        matched=tuple(matched),
+        clause_words=frozenset(clause),
+        stopped_topics=frozenset(stopped),
+        topics=_topics(text),
+    )
+
+
+def implied_retirements(newer_text: str, older_text: str) -> tuple[str, ...]:
+    """The implications by which ``newer_text`` retires ``older_text`` (names from :data:`IMPLICATIONS`)."""
+    return tuple(
+        name for name, trigger, retired in IMPLICATIONS if trigger.search(newer_text) and retired.search(older_text)
+    )

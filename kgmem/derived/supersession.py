@@ -1,0 +1,325 @@
+"""Inferred supersession: a plain-text memory that states a change retires the earlier memory it is about.
+
+A derived pass after the write, like inferred causes (:mod:`kgmem.derived.causal`): for every new plain-text
+record that could state a change (:attr:`~kgmem.derived.change_cues.Cues.changes`: a stop, a switch, a
+correction, a new value, an implication), and for every new record that arrived after a newer one was stored,
+its nearest records of the same tenant and user (by the memory's vector) are paired, each pair oriented by
+valid time (newer, older), and scored by a logistic model over the pair's features (:func:`pair_features`:
+how alike the two are, the newer one's change and no-change cues, negation that flips, a new value of the
+same kind, who each is about, the implications table). A pair at or above the model's threshold gets
+
+    (newer)-[:SUPERSEDES {inferred: true, confidence, by: "model", transform, cue}]->(older)
+
+so an older memory that arrives late is slotted in as history and never retires a newer one. Explicit
+SUPERSEDES (a slot's version chain) are never touched. Everything here can be dropped and recomputed from
+the records (:func:`rebuild`); a memory the pass has read carries its mark (``supersession``), so an ingest
+re-run after a crash between the write and this pass completes it (:func:`unchecked`).
+
+The model (``kgmem/data/supersession.json``) is fitted by ``scripts/fit_supersession.py`` with scikit-learn
+on data whose licence allows it (the CC0 updates-dev set and kgmem's own fixtures), cross-validated by case;
+at run time scoring is a dot product. Recall reads the edges: :mod:`kgmem.query.recall` ranks a memory
+below the newer memory that retired it when the question is about the present (or as of a time after it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Sequence
+
+from ..results import cosine
+from ..store import Store
+from .change_cues import IMPLICATIONS_VERSION, Cues, content_words, cues, implied_retirements
+
+TRANSFORM_VERSION = "supersession/v1"
+MODEL_FILE = "supersession.json"
+NEIGHBOURS = 8  # nearest records each memory is paired with
+FETCH = 200  # index rows read per memory on 5.26 (no in-index tenant filter) to keep NEIGHBOURS of the tenant
+BATCH = 500  # memories per neighbour statement
+
+FEATURES = (
+    "cosine",
+    "rank_of_older",
+    "rank_of_newer",
+    "mutual_nearest",
+    "stop",
+    "switch",
+    "correction",
+    "change_x_cosine",
+    "still",
+    "hypothetical",
+    "temporary",
+    "question",
+    "negation_flip",
+    "same_value_kind",
+    "new_number",
+    "shared_value_noun",
+    "shared_role",
+    "entity_overlap",
+    "new_names",
+    "other_person",
+    "both_first_person",
+    "implication",
+    "word_overlap",
+    "clause_overlap",
+    "stopped_topic",
+    "still_only",
+    "older_changes",
+    "log_gap_days",
+    "same_stream",
+)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One memory of a pair: what the features read."""
+
+    id: str
+    text: str
+    at: dt.datetime
+    mentions: frozenset[str]
+    stream: str | None
+    cues: Cues
+
+
+@dataclass(frozen=True)
+class Pair:
+    newer: Side
+    older: Side
+    cosine: float  # between the two memories' vectors
+    rank_of_older: int = 1  # the older's place among the newer's earlier candidates, by cosine (1 = nearest)
+    rank_of_newer: int = 1  # the newer's place among the older's later candidates
+
+
+def pair_features(pair: Pair) -> dict[str, float]:
+    """The features of one (newer, older) pair (pure)."""
+    n, o = pair.newer, pair.older
+    nc, oc = n.cues, o.cues
+    change = nc.stop + nc.switch + nc.correction > 0
+    names_n, names_o = n.mentions, o.mentions
+    union = names_n | names_o
+    words_n, words_o = content_words(n.text), content_words(o.text)
+    gap = max(0.0, (n.at - o.at).total_seconds() / 86400)
+    return {
+        "cosine": pair.cosine,
+        "rank_of_older": 1.0 / max(1, pair.rank_of_older),
+        "rank_of_newer": 1.0 / max(1, pair.rank_of_newer),
+        "mutual_nearest": 1.0 if pair.rank_of_older == 1 and pair.rank_of_newer == 1 else 0.0,
+        "stop": float(min(nc.stop, 2)),
+        "switch": float(min(nc.switch, 3)),
+        "correction": float(min(nc.correction, 2)),
+        "change_x_cosine": pair.cosine if change else 0.0,
+        "still": float(min(nc.still, 2)),
+        "hypothetical": float(min(nc.hypothetical, 2)),
+        "temporary": float(min(nc.temporary, 2)),
+        "question": 1.0 if nc.question else 0.0,
+        "negation_flip": 1.0 if (nc.negation > 0) != (oc.negation > 0) else 0.0,
+        "same_value_kind": 1.0 if nc.values & oc.values else 0.0,
+        "new_number": 1.0 if (nc.values & oc.values) and (nc.numbers - oc.numbers) else 0.0,
+        "shared_value_noun": 1.0 if nc.value_nouns & oc.value_nouns else 0.0,
+        "shared_role": 1.0 if nc.role_nouns and oc.role_nouns else 0.0,
+        "entity_overlap": len(names_n & names_o) / len(union) if union else 0.0,
+        "new_names": min(len(names_n - names_o), 3) / 3,
+        "other_person": 1.0 if nc.other_person and not oc.other_person else 0.0,
+        "both_first_person": 1.0 if nc.first_person and oc.first_person else 0.0,
+        "implication": 1.0 if implied_retirements(n.text, o.text) else 0.0,
+        "word_overlap": len(words_n & words_o) / len(words_n | words_o) if words_n | words_o else 0.0,
+        "clause_overlap": len(nc.clause_words & words_o) / len(nc.clause_words) if nc.clause_words else 0.0,
+        "stopped_topic": 1.0 if nc.stopped_topics & oc.topics else 0.0,
+        "still_only": 1.0 if nc.still and not change else 0.0,
+        "older_changes": 1.0 if oc.stop + oc.switch + oc.correction > 0 else 0.0,
+        "log_gap_days": math.log1p(gap),
+        "same_stream": 1.0 if n.stream is not None and n.stream == o.stream else 0.0,
+    }
+
+
+# ---------------------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class PairModel:
+    """Logistic regression over :data:`FEATURES` (standardised), with its threshold and provenance."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+    threshold: float
+    data_version: str
+    trained_on: str
+    held_out: dict[str, Any]
+    chain_weight: float = 1.0  # recall's currency step (kgmem.query.currency.retire), chosen with the model
+
+    def probability(self, values: dict[str, float]) -> float:
+        z = self.intercept
+        for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef):
+            z += w * (values.get(name, 0.0) - mu) / (sd or 1.0)
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    def contributions(self, values: dict[str, float]) -> dict[str, float]:
+        """Each feature's share of the log-odds (for ``--explain``)."""
+        return {
+            name: w * (values.get(name, 0.0) - mu) / (sd or 1.0)
+            for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef)
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "transform": TRANSFORM_VERSION,
+            "implications": IMPLICATIONS_VERSION,
+            "features": list(self.features),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+            "threshold": self.threshold,
+            "data_version": self.data_version,
+            "trained_on": self.trained_on,
+            "held_out": self.held_out,
+            "chain_weight": self.chain_weight,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PairModel:
+        if tuple(d["features"]) != FEATURES:
+            raise ValueError(f"supersession model features {d['features']} are not kgmem's {list(FEATURES)}")
+        return cls(
+            tuple(d["features"]),
+            tuple(d["mean"]),
+            tuple(d["scale"]),
+            tuple(d["coef"]),
+            float(d["intercept"]),
+            float(d["threshold"]),
+            str(d["data_version"]),
+            str(d["trained_on"]),
+            dict(d.get("held_out") or {}),
+            float(d.get("chain_weight", 1.0)),
+        )
+
+
+@lru_cache(maxsize=1)
+def shipped() -> PairModel | None:
+    """The model shipped in ``kgmem/data/supersession.json`` (None when absent: no links are inferred)."""
+    try:
+        text = resources.files("kgmem").joinpath("data", MODEL_FILE).read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError):
+        return None
+    return PairModel.from_dict(json.loads(text))
+
+
+# ---------------------------------------------------------------------------- candidates from the graph
+
+
+def _side(row: dict[str, Any]) -> Side:
+    return Side(
+        row["id"], row["text"], row["at"], frozenset(row.get("mentions") or ()), row.get("stream"), cues(row["text"])
+    )
+
+
+def candidate_pairs(store: Store, tenant: str, ids: Sequence[str], *, k: int = NEIGHBOURS) -> list[Pair]:
+    """The (newer, older) pairs the pass scores for the records ``ids``: each memory that could state a change
+    (or that arrived after a newer memory was stored) with its ``k`` nearest records; the newer side of a pair
+    must be able to state a change. Each pair once, at the better of its ranks."""
+    sources: dict[str, Side] = {}
+    search: list[str] = []
+    for i in range(0, len(ids), 5000):
+        for row in store.read("derived/supersession_sources", tenant=tenant, ids=list(ids[i : i + 5000])):
+            side = sources[row["id"]] = _side(row)
+            if side.cues.changes or row["later_stored"]:
+                search.append(side.id)
+    found: dict[tuple[str, str], tuple[Side, Side, float]] = {}
+    for i in range(0, len(search), BATCH):
+        for row in store.read(
+            "derived/supersession_neighbors", tenant=tenant, ids=search[i : i + BATCH], k=k, fetch=FETCH
+        ):
+            src = sources[row["id"]]
+            for near in row["near"]:
+                other = sources.get(near["id"]) or _side(near)
+                if other.at == src.at:
+                    continue  # no order to read a change from
+                newer, older = (src, other) if src.at > other.at else (other, src)
+                if newer.cues.changes:
+                    sim = cosine(near["score"])
+                    found[(newer.id, older.id)] = (newer, older, sim if sim is not None else 0.0)
+    return ranked_pairs(found)
+
+
+def ranked_pairs(found: dict[tuple[str, str], tuple[Side, Side, float]]) -> list[Pair]:
+    """Pairs with each side's place among the other's candidates of its direction in time (pure)."""
+    earlier: dict[str, list[tuple[float, str]]] = {}
+    later: dict[str, list[tuple[float, str]]] = {}
+    for (n, o), (_, _, sim) in found.items():
+        earlier.setdefault(n, []).append((-sim, o))
+        later.setdefault(o, []).append((-sim, n))
+    rank_e = {n: {m: i + 1 for i, (_, m) in enumerate(sorted(v))} for n, v in earlier.items()}
+    rank_l = {o: {m: i + 1 for i, (_, m) in enumerate(sorted(v))} for o, v in later.items()}
+    out = [Pair(newer, older, sim, rank_e[n][o], rank_l[o][n]) for (n, o), (newer, older, sim) in sorted(found.items())]
+    return out
+
+
+def score(pairs: Sequence[Pair], model: PairModel) -> list[dict[str, Any]]:
+    """Links for the pairs whose probability reaches the model's threshold, strongest first."""
+    links: list[dict[str, Any]] = []
+    for pair in pairs:
+        values = pair_features(pair)
+        p = model.probability(values)
+        if p >= model.threshold:
+            cue = ", ".join(pair.newer.cues.matched[:4]) or "-"
+            links.append(
+                {"newer": pair.newer.id, "older": pair.older.id, "confidence": round(p, 4), "by": "model", "cue": cue}
+            )
+    links.sort(key=lambda link: (-link["confidence"], link["newer"], link["older"]))
+    return links
+
+
+def infer(store: Store, tenant: str, ids: Sequence[str], model: PairModel | None = None) -> list[dict[str, Any]]:
+    """The inferred SUPERSEDES links for the records ``ids`` (not written)."""
+    model = model or shipped()
+    if model is None or not ids:
+        return []
+    return score(candidate_pairs(store, tenant, ids), model)
+
+
+def write(store: Store, tenant: str, links: list[dict[str, Any]], checked: Sequence[str]) -> int:
+    """Write the links and mark ``checked`` as read by this version of the pass (one transaction)."""
+    if not links and not checked:
+        return 0
+    created: int = store.write_tx(
+        lambda tx: tx.run(
+            "derived/link_supersedes", tenant=tenant, links=links, transform=TRANSFORM_VERSION, checked=list(checked)
+        )[0]["created"]
+    )
+    return created
+
+
+def run(store: Store, tenant: str, ids: Sequence[str], model: PairModel | None = None) -> int:
+    """Infer (with ``model``, else the shipped one) and write the links of the records ``ids``; returns how many
+    edges were created."""
+    links = infer(store, tenant, ids, model)
+    return write(store, tenant, links, ids)
+
+
+def unchecked(store: Store, tenant: str, ids: Sequence[str]) -> list[str]:
+    """Of ``ids``, the records this version of the pass has not read (a run killed after its write)."""
+    out: list[str] = []
+    for i in range(0, len(ids), 5000):
+        out += [
+            r["id"]
+            for r in store.read(
+                "derived/unchecked_ids", tenant=tenant, ids=list(ids[i : i + 5000]), transform=TRANSFORM_VERSION
+            )
+        ]
+    return out
+
+
+def rebuild(store: Store, tenant: str) -> dict[str, Any]:
+    """Drop every inferred SUPERSEDES link of the tenant and infer them again from the records."""
+    removed = store.write("derived/drop_inferred_supersedes", tenant=tenant, ids=None)[0]["removed"]
+    ids = [r["id"] for r in store.read("derived/memory_ids", tenant=tenant)]
+    links = infer(store, tenant, ids)
+    return {"removed": removed, "inferred": write(store, tenant, links, ids), "links": links}

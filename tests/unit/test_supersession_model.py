@@ -1,0 +1,69 @@
+"""The shipped inferred-supersession model: it loads, reads kgmem's features, knows what it was fitted on and
+its held-out figures, and scores a stated change above a mention that changes nothing — plus the pure pair
+features it reads."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from pathlib import Path
+
+from kgmem.derived import supersession as sup
+from kgmem.derived.change_cues import cues
+
+ROOT = Path(__file__).resolve().parents[2]
+UTC = dt.timezone.utc
+
+
+def _side(i, text, day, mentions=()):
+    return sup.Side(
+        i, text, dt.datetime(2026, 1, 1, tzinfo=UTC) + dt.timedelta(days=day), frozenset(mentions), None, cues(text)
+    )
+
+
+def test_the_shipped_model_loads_with_its_data_version_and_no_locomo():
+    model = sup.shipped()
+    assert model is not None, "kgmem/data/supersession.json is missing: run scripts/fit_supersession.py"
+    assert model.features == sup.FEATURES and 0.0 < model.threshold < 1.0
+    assert "locomo" not in model.trained_on.lower()  # CC BY-NC data never provides shipped coefficients
+    assert model.held_out["summary"]["updates-dev"]["now"][1] > 0  # the held-out figures travel with it
+
+
+def test_the_data_version_is_the_hash_of_the_training_rows():
+    rows = json.loads((ROOT / "bench" / "supersession_training.json").read_text())
+    digest = "sha256:" + hashlib.sha256(json.dumps(rows["rows"]).encode()).hexdigest()[:16]
+    assert digest == sup.shipped().data_version
+    assert rows["features"] == list(sup.FEATURES)
+
+
+def test_a_stated_change_scores_above_a_mention_that_changes_nothing():
+    model = sup.shipped()
+    old = _side("o", "Marcus smokes about a pack a day", 0, ["marcus"])
+    quit_ = _side("n", "Marcus quit! Hasn't had a cigarette since Feb 1", 120, ["marcus"])
+    ask = _side("n", "should Marcus quit smoking? he is thinking about it", 120, ["marcus"])
+    yes = model.probability(sup.pair_features(sup.Pair(quit_, old, 0.6)))
+    no = model.probability(sup.pair_features(sup.Pair(ask, old, 0.6)))
+    assert yes >= model.threshold > no
+
+
+def test_pair_features_read_both_sides():
+    old = _side("o", "my number is 555-1111", 0)
+    new = _side("n", "new number: 555-2222", 30)
+    f = sup.pair_features(sup.Pair(new, old, 0.7, 1, 2))
+    assert set(f) == set(sup.FEATURES)
+    assert f["new_number"] == 1.0 and f["same_value_kind"] == 1.0 and f["switch"] >= 1
+    assert f["rank_of_older"] == 1.0 and f["rank_of_newer"] == 0.5 and f["mutual_nearest"] == 0.0
+    assert f["log_gap_days"] > 3
+
+
+def test_ranked_pairs_place_each_side_among_the_other_s_candidates():
+    a, b, c = (
+        _side("a", "I live in Porto", 0),
+        _side("b", "I moved to Lisbon", 10),
+        _side("c", "moved again, Faro now", 20),
+    )
+    pairs = sup.ranked_pairs({("b", "a"): (b, a, 0.8), ("c", "a"): (c, a, 0.6), ("c", "b"): (c, b, 0.7)})
+    by = {(p.newer.id, p.older.id): p for p in pairs}
+    assert by[("c", "b")].rank_of_older == 1 and by[("c", "a")].rank_of_older == 2
+    assert by[("b", "a")].rank_of_newer == 1 and by[("c", "a")].rank_of_newer == 2
