@@ -1,7 +1,7 @@
 """kgmem as a Model Context Protocol server (``kgmem mcp``), on the official ``mcp`` Python SDK.
 
 Eleven tools, each calling exactly one :class:`~kgmem.MemoryGraph` method and returning the contract's JSON
-(``../shared/interface.md`` §3, the same objects ``kgmem ... --json`` prints): ``remember``, ``ingest``,
+(``docs/interface.md`` §3, the same objects ``kgmem ... --json`` prints): ``remember``, ``ingest``,
 ``recall``, ``why``, ``now``, ``as_of``, ``history``, ``changes``, ``timeline``, ``forget``, ``ask``.
 
 The tenant is fixed when the server is built (``kgmem mcp --tenant`` or ``KGMEM_TENANT``); no tool takes one,

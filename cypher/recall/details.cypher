@@ -1,13 +1,22 @@
 // name: recall/details
 // What a hit shows, for fused ids that the candidates statement did not describe, in the tenant only: the
 // hit map of kgmem/store/rules.py (the same as recall/candidates' details).
-// params: $tenant (string), $ids (list of strings), $vector (list of 384 floats), $entity_keys (list of strings)
+// params: $tenant (string), $ids (list of strings), $vector (list of 384 floats), $entity_keys (list of strings),
+//         $user (string or null), $start (datetime or null), $end (datetime or null), $at (datetime or null),
+//         $include_superseded (bool), $kinds (list of strings or null) — the eligibility rule's, for superseded_by
 // returns: hit (map: id, text, at_ts, kind, origin, subject, predicate, object, polarity, valid_to_ts, stream,
-//          user, causes, mentions, similarity, context_similarity)
+//          user, causes, mentions, similarity, context_similarity, superseded_by (list of {id, confidence,
+//          inferred, cue}: the newer memories the query may see that retired it))
 :param tenant => 'demo';
 :param ids => ['img-root'];
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param entity_keys => [];
+:param user => null;
+:param start => null;
+:param end => null;
+:param at => null;
+:param include_superseded => false;
+:param kinds => null;
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})
 RETURN
@@ -19,5 +28,8 @@ RETURN
  mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN $entity_keys | e.key],
  similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,
  context_similarity: CASE WHEN m.context_embedding IS NULL THEN null
-                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END} AS hit
+                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END,
+ superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE s.tenant = $tenant AND s.merged_into IS NULL AND ($user IS NULL OR s.user = $user) AND ($kinds IS NULL OR s.kind IN $kinds) AND ($start IS NULL OR s.at >= $start) AND ($end IS NULL OR s.at < $end) AND (($at IS NULL AND ($include_superseded OR s.valid_to IS NULL)) OR ($at IS NOT NULL AND s.at <= $at AND ($include_superseded OR s.valid_to IS NULL OR s.valid_to > $at)))
+                 | {id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),
+                    cue: sr.cue}]} AS hit
 // [[[end]]]

@@ -49,6 +49,20 @@ class Reading(GraphBase):
             )
         return Memory.from_row(rows[0])
 
+    def lineage(self, memory_id: str, *, depth: int = 5) -> dict[str, Any]:
+        """What a memory replaced and what replaced it, along SUPERSEDES (a slot's versions, or inferred from
+        plain text — with the cue, the model's confidence and the transform that inferred it), oldest first:
+        ``{"id", "memories": [{id, text, at, relation, steps, edges}]}``."""
+        check_string(memory_id, field="id", max_len=MAX_ID)
+        check_int(depth, field="depth", lo=1, hi=5, what="steps")
+        self._ready(model=False)
+        rows = self.store.read("memory/lineage", tenant=self.tenant, id=memory_id, depth=depth)
+        if not rows:
+            raise NotFoundError(
+                f"no memory with id '{memory_id}' in tenant '{self.tenant}'", fix="check the id (and --tenant)"
+            )
+        return {"id": memory_id, "memories": rows}
+
     def recall(
         self,
         query: str,

@@ -446,6 +446,28 @@ def timeline(memory_id, before, after, uri, user, password, database, tenant, as
         print_timeline(rows)
 
 
+@click.command("lineage")
+@click.argument("memory_id")
+@click.option("--depth", default=5, show_default=True, help="SUPERSEDES steps each way (1-5).")
+@connection_options
+@json_option
+@handle_errors
+def lineage(memory_id, depth, uri, user, password, database, tenant, as_json) -> None:
+    """What a memory replaced and what replaced it (SUPERSEDES: a slot's versions, or inferred from plain
+    text with its cue and confidence), oldest first."""
+    with open_graph(uri, user, password, database, tenant) as mg:
+        out = mg.lineage(memory_id, depth=depth)
+    if as_json:
+        emit_json(_jsonable(out))
+        return
+    for row in out["memories"]:
+        mark = {"self": "*", "retired": "<", "retired_by": ">"}[row["relation"]]
+        click.echo(f"{mark} {iso(row['at'])}  {row['id']}  {row['text']}")
+        for e in row["edges"][:1] if row["relation"] != "self" else []:
+            how = f"inferred by {e['by']} ({e['confidence']:.2f}; {e['cue']})" if e["inferred"] else "slot chain"
+            click.echo(f"      {e['newer']} supersedes {e['older']}: {how}")
+
+
 @click.command("ask")
 @click.argument("question")
 @click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
@@ -484,9 +506,11 @@ def _jsonable(row: dict) -> dict:
             out[k] = iso(v)
         elif isinstance(v, dict):
             out[k] = _jsonable(v)
+        elif isinstance(v, list):
+            out[k] = [_jsonable(x) if isinstance(x, dict) else iso(x) if hasattr(x, "isoformat") else x for x in v]
         else:
             out[k] = v
     return out
 
 
-COMMANDS = [ingest, remember, recall, why, ask, now, as_of, history, changes, timeline]
+COMMANDS = [ingest, remember, recall, why, ask, now, as_of, history, changes, timeline, lineage]

@@ -25,11 +25,11 @@ from typing import Any
 from ..config import DEFAULT_HITS
 from ..embed import Embedder
 from ..normalize import clean_text
-from ..results import Hit, Recall, from_epoch, iso
+from ..results import Hit, Recall, from_epoch, iso, retiring_order
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
-from . import confidence
+from . import confidence, currency
 from .abstain import AbstainPolicy, Judgement, decide, identifier_tokens
 from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
@@ -58,6 +58,7 @@ class RecallOptions:
     time_boost: float = TIME_BOOST  # added to the fused score of hits inside a time phrase's ranking window
     policy: AbstainPolicy = field(default_factory=AbstainPolicy)
     learned: bool = True  # the shipped confidence model decides abstention (when it is there)
+    currency: bool = True  # a question about the present ranks a retired memory below what retired it
 
     def __post_init__(self) -> None:
         check_int(self.k, field="k", lo=1, hi=MAX_HITS, what="hits")
@@ -238,7 +239,7 @@ def read_details(store: Store, q: Question, got: Gathered, ids: list[str], entit
     missing = [i for i in ids if i not in got.details]
     if missing:
         rows = store.read(
-            "recall/details", tenant=got.filters.tenant, ids=missing, vector=q.vector_list, entity_keys=entity_keys
+            "recall/details", ids=missing, vector=q.vector_list, entity_keys=entity_keys, **got.filters.params()
         )
         got.details.update({r["hit"]["id"]: r["hit"] for r in rows})
 
@@ -249,15 +250,53 @@ def read_details(store: Store, q: Question, got: Gathered, ids: list[str], entit
 def select(
     store: Store, q: Question, fused: list[Fused], got: Gathered, entity_keys: list[str], opts: RecallOptions
 ) -> list[Hit]:
-    """The best ``k`` hits of the fused ranking (read from ``2k`` candidates: repeats collapse)."""
+    """The best ``k`` hits of the fused ranking (read from ``2k`` candidates: repeats collapse); for a question
+    about the present, what is current first (:func:`current_first`)."""
     top = fused[: opts.k * 2]
     read_details(store, q, got, [f.id for f in top], entity_keys)
+    if present(q, got, opts):
+        top = current_first(store, q, top, got, entity_keys)
     return collapse(top, got.details, got.filters, opts)
 
 
+def retirements(details: dict[str, dict[str, Any]], ids: list[str], reach: set[str]) -> dict[str, list[str]]:
+    """Per memory of ``ids``, the memories that retired it (its hit map's ``superseded_by``), best first: a
+    slot's version chain always, an inferred link only from a memory in ``reach`` (one the question itself
+    brought near the top: a link inferred from words re-ranks what the question is about, nothing else)."""
+    out: dict[str, list[str]] = {}
+    for i in ids:
+        by = [
+            s
+            for s in retiring_order((details.get(i) or {}).get("superseded_by") or [])
+            if not s.get("inferred") or s["id"] in reach
+        ]
+        if by:
+            out[i] = [s["id"] for s in by]
+    return out
+
+
+def current_first(
+    store: Store, q: Question, top: list[Fused], got: Gathered, entity_keys: list[str], rounds: int = 3
+) -> list[Fused]:
+    """Rank each retired memory below the memory that retired it (:func:`kgmem.query.currency.retire`),
+    reading the hit maps of the newer memories the candidates did not bring (a slot chain a few steps long)."""
+    reach = {f.id for f in top}
+    for _ in range(rounds):
+        retired_by = retirements(got.details, [f.id for f in top], reach)
+        if not retired_by:
+            return top
+        top = currency.retire(top, retired_by)
+        missing = [f.id for f in top if f.id not in got.details]
+        if not missing:
+            return top
+        read_details(store, q, got, missing, entity_keys)
+    return top
+
+
 def is_current(hit: Hit, filters: Filters) -> bool:
-    """Whether the hit still held at the question's time (now, or ``at``)."""
-    return hit.valid_to is None or (filters.at is not None and hit.valid_to > filters.at)
+    """Whether the hit still held at the question's time (now, or ``at``): not replaced in its slot by then,
+    and no memory the query may see retired it."""
+    return not hit.superseded_by and (hit.valid_to is None or (filters.at is not None and hit.valid_to > filters.at))
 
 
 def collapse(top: list[Fused], details: dict[str, dict[str, Any]], filters: Filters, opts: RecallOptions) -> list[Hit]:
@@ -323,9 +362,22 @@ def judge(
         abstained = p_answer < model.threshold
         reason = f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None
         judgements[0] = Judgement(not abstained, f"learned confidence {p_answer:.2f} (threshold {model.threshold:.2f})")
+    if hits and hits[0].retired and p_answer is not None and present(q, got, opts):
+        # a stale best hit about the present (the memory that retired it is not above it: filtered by the
+        # question's kinds or user, say): the answer is as likely wrong as the retirement is sure
+        p_answer *= 1.0 - float(hits[0].retired[0].get("confidence") or 1.0)
+        if model is not None and p_answer < model.threshold and not abstained:
+            abstained = True
+            reason = f"not confident: the best hit was retired by '{hits[0].superseded_by[0]}'"
+            judgements[0] = Judgement(False, reason)
     for hit, j in zip(hits, judgements):
         hit.confident = j.confident and not abstained
     return Verdict(abstained, reason, judgements, values, p_answer, model)
+
+
+def present(q: Question, got: Gathered, opts: RecallOptions) -> bool:
+    """Whether recall's currency step applies: a question about the present, or asked as of a time."""
+    return opts.currency and currency.about_the_present(q.text, as_of=got.filters.at is not None)
 
 
 # ---------------------------------------------------------------------------- 6. context, 7. manifest
@@ -385,6 +437,10 @@ def manifest(
         "cypher": {  # the file that ran: the server generation's variant where there is one
             n: cypher.load(store.resolve(n)).path.relative_to(cypher.cypher_root()).as_posix()
             for n in (*STATEMENTS, "recall/details")
+        },
+        "currency": {  # what is current: retired hits and the memories that retired them (kgmem.query.currency)
+            "about_the_present": present(q, got, opts),
+            "retired": {h.id: h.retired for h in hits if h.retired},
         },
         "context_transform": CONTEXT_TRANSFORM,
         "timings_ms": {k: round(v, 2) for k, v in clock.ms.items()},

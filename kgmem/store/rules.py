@@ -284,7 +284,9 @@ def cog_vector_index(index: str, generation: str | None = None) -> None:
 # (kgmem.results.Hit.from_record): times as [epoch seconds, nanoseconds] (cheaper to decode on the hot path),
 # how many recorded causes it has (for why) and the normalised cosine of the question to it.
 # ``mentions`` lists which of the question's entities (their keys: ``{keys}``) the memory mentions, for the
-# entity boost of the fusion.
+# entity boost of the fusion. ``superseded_by`` lists the newer memories that retired it (SUPERSEDES: a slot's
+# version chain, or inferred from plain text by kgmem.derived.supersession) and that the query may see (the
+# same rule: as of ``$at``, a memory written later does not count), for recall's currency step.
 HIT_MAP = (
     "{{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,\n"
     " subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,\n"
@@ -293,14 +295,22 @@ HIT_MAP = (
     " mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN {keys} | e.key],\n"
     " similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,\n"
     " context_similarity: CASE WHEN m.context_embedding IS NULL THEN null\n"
-    "                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END}}"
+    "                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END,\n"
+    " superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE {retiring}\n"
+    "                 | {{id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),\n"
+    "                    cue: sr.cue}}]}}"
 )
+
+
+def one_line_where(m: str) -> str:
+    """The rule over ``m`` on one line (inside a pattern comprehension)."""
+    return " AND ".join(" ".join(c.cypher.format(m=m).split()) for c in CLAUSES)
 
 
 def cog_hit_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
     import cog
 
-    lines = HIT_MAP.format(keys=keys).split("\n")
+    lines = HIT_MAP.format(keys=keys, retiring=one_line_where("s")).split("\n")
     cog.outl("\n".join(indent + line for line in lines) + suffix)
 
 

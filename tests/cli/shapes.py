@@ -1,4 +1,4 @@
-"""The CLI's ``--json`` shapes (shared/interface.md §3 plus the commands the contract leaves open), and a
+"""The CLI's ``--json`` shapes (docs/interface.md §3 plus the commands the contract leaves open), and a
 checker that says exactly which field is missing or has the wrong type.
 
 The contract allows added fields, so objects must hold *at least* the listed keys, each of the listed type.
@@ -104,6 +104,7 @@ HIT = {
     "score": NUMBER,
     "confident": bool,
     "current": bool,
+    "superseded_by": [str],
     "channels": {"vector": Nullable(int), "keyword": Nullable(int), "entity": Nullable(int)},
 }
 RECALL = {"query": str, "abstained": bool, "reason": Nullable(str), "hits": [HIT]}

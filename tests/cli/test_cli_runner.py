@@ -1,5 +1,5 @@
 """The CLI in-process through click's CliRunner, against the test database: every command's --json output
-checked against the contract's shape (shared/interface.md §3), bad input (exit 1, one "Error:" line that
+checked against the contract's shape (docs/interface.md §3), bad input (exit 1, one "Error:" line that
 says what is wrong and the fix), usage errors (exit 2) and an unreachable database (exit 3).
 
 Data is set up through the ``mg`` fixture (same tenant as ``--tenant``), or through the CLI itself.

@@ -1,6 +1,6 @@
 """Validates the evaluation fixtures under fixtures/ (no database, no model; predicates through kgmem.vocab).
 
-Every memory file must follow the JSONL record contract (shared/interface.md section 1); every question
+Every memory file must follow the JSONL record contract (docs/interface.md section 1); every question
 file must point at memories that exist, in the right tenant; causal chains must follow caused_by from
 symptom to root; supersession expectations must agree with a small reference reading of the contract
 (latest `at` not later than the question's time wins, per slot); and the causal suite must stay honest:

@@ -1,0 +1,121 @@
+"""What is current: recall ranks a memory below the newer memory that retired it when the question is about
+the present — pure functions, no database.
+
+A memory is retired by the memories with a SUPERSEDES edge into it that the query may see (the hit map's
+``superseded_by``, under the eligibility rule: as of ``at``, a memory written after ``at`` does not count).
+The edge is a slot's version chain (explicit) or inferred from plain text (:mod:`kgmem.derived.supersession`).
+
+For a question about the present (":func:`about_the_present`": "these days", "still", "now", "currently", a
+present-tense question, or any question asked as of a time) the newest memory of a chain takes the place of
+the best-ranked memory it retired, and each retired memory ranks just below the memory that retired it
+(:func:`retire`). A question about the past ("When did Marcus quit?", "What did Caroline do in May?", "used
+to") keeps the plain ranking: an inferred edge re-ranks, it never filters, so the old memory is still found.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from importlib import resources
+
+from .fusion import Fused
+
+# the present, said outright: wins over any past-tense word in the same question
+_PRESENT = re.compile(
+    r"\b(?:now|nowadays|currently|current|these days|this days|still|any ?more|at the moment|right now|today|"
+    r"lately|at present|presently|as of (?:now|today)|these weeks|this (?:week|month|year|season)|latest|"
+    r"most recent(?:ly)?|up to date|any longer|no longer)\b",
+    re.IGNORECASE,
+)
+# the past, said outright (a past-tense auxiliary or a time before now)
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|used to|previously|formerly|originally|before|at first|initially|back then|back in|"
+    r"in the past|ago|last (?:year|month|week|summer|winter|spring|fall|autumn|time|night)|earlier|"
+    r"the first time|once|(?:in|during|by) (?:19|20)\d\d|yesterday|how long ago|when did|when was|when were)\b",
+    re.IGNORECASE,
+)
+MAX_HOPS = 8  # a chain longer than this is followed no further (and a cycle never loops)
+
+
+def about_the_present(question: str, *, as_of: bool = False) -> bool:
+    """Whether the question asks what holds now (or, with ``as_of``, what held at the question's time):
+    present words win; a past-tense question is about the past; otherwise the present."""
+    if as_of or _PRESENT.search(question):
+        return True
+    return not _PAST.search(question)
+
+
+def newest(memory: str, retired_by: Mapping[str, Sequence[str]]) -> tuple[str, int]:
+    """The memory at the head of ``memory``'s chain (following each retirement to the memory that retired it,
+    the first listed when there are several) and how many steps away it is."""
+    seen = {memory}
+    head, hops = memory, 0
+    while retired_by.get(head) and hops < MAX_HOPS:
+        nxt = retired_by[head][0]
+        if nxt in seen:
+            break
+        seen.add(nxt)
+        head, hops = nxt, hops + 1
+    return head, hops
+
+
+CHAIN_WEIGHT = 1.0  # used when no model file says otherwise
+
+
+@lru_cache(maxsize=1)
+def chain_weight() -> float:
+    """The share of the weaker score a chain's head adds (:func:`retire`): chosen with the inferred-supersession
+    model by cross-validation (``scripts/fit_supersession.py``) and shipped beside it in
+    ``kgmem/data/supersession.json``; :data:`CHAIN_WEIGHT` without that file."""
+    try:
+        text = resources.files("kgmem").joinpath("data", "supersession.json").read_text(encoding="utf-8")
+        return float(json.loads(text).get("chain_weight", CHAIN_WEIGHT))
+    except (FileNotFoundError, OSError, ValueError):
+        return CHAIN_WEIGHT
+
+
+def retire(fused: Sequence[Fused], retired_by: Mapping[str, Sequence[str]], weight: float | None = None) -> list[Fused]:
+    """The ranking with every retired memory just below the memory that retired it: the head of a chain takes
+    the better of its own place and that of the memories it retired (it may be missing from ``fused``: it is
+    added there), plus ``weight`` of the other (the shipped :func:`chain_weight` unless given) — the chain as a
+    whole is about what was asked, and its head is what holds now — and each retired memory ranks a step below
+    its successor. Memories outside any chain keep their scores; ties keep the input order."""
+    w = chain_weight() if weight is None else weight
+    score = {f.id: f.score for f in fused}
+    ranks = {f.id: f.ranks for f in fused}
+    order = {f.id: i for i, f in enumerate(fused)}
+    heads: dict[str, tuple[str, int]] = {f.id: newest(f.id, retired_by) for f in fused}
+    best_of_head: dict[str, float] = {}
+    for mid, (head, hops) in heads.items():
+        if hops:
+            best_of_head[head] = max(best_of_head.get(head, float("-inf")), score[mid])
+    out: dict[str, float] = {}
+    step = 1e-9
+    for head, best in best_of_head.items():
+        own = score.get(head, 0.0)
+        out[head] = max(own, best) + w * min(own, best)
+        if head not in order:
+            order[head] = len(order)
+            ranks[head] = {}
+
+    def effective(mid: str, depth: int = 0) -> float:
+        """A retired memory ranks a step below the memory that retired it (its own score, when lower)."""
+        if mid in out:
+            return out[mid]
+        _head, hops = heads.get(mid) or newest(mid, retired_by)
+        if not hops or depth > MAX_HOPS:
+            return score.get(mid, 0.0)
+        successor = retired_by[mid][0]
+        # a memory between two of the ranking's (not in it itself) passes its place on, and takes none
+        value = min(score.get(mid, float("inf")), effective(successor, depth + 1) - step)
+        out[mid] = value
+        return value
+
+    for mid, (_head, hops) in heads.items():
+        if hops:
+            effective(mid)
+    final = {mid: out.get(mid, score.get(mid, 0.0)) for mid in order}
+    ids = sorted(order, key=lambda i: (-final[i], order[i]))
+    return [Fused(i, final[i], ranks[i]) for i in ids]
