@@ -230,3 +230,24 @@ def test_load_cases_rejects_a_non_list(tmp_path):
 def test_dev_texts_stay_out_of_an_output_inside_the_repository(tmp_path):
     assert not _texts_allowed(ROOT / "bench" / "results")
     assert _texts_allowed(tmp_path)
+
+
+def test_supersession_folds_hold_each_case_out_exactly_once():
+    from kgmem_bench import supersession_fit as sf
+
+    cases = [f"case-{i}" for i in range(23)]
+    folds = sf.split(cases, 5)
+    held = [c for _train, test in folds for c in test]
+    assert sorted(held) == sorted(cases)  # each case held out once
+    assert all(not (train & test) and train | test == set(cases) for train, test in folds)
+    assert sf.split(reversed(cases), 5) == folds  # deterministic whatever the order
+
+
+def test_every_updates_case_is_scored_by_a_model_that_did_not_see_it():
+    from kgmem_bench import updates
+
+    cases = [{"key": k} for k in ("rv-bouldering", "vc-arjun-city", "rv-smoking", "not-in-the-rows")]
+    models, how = updates.held_out_models(cases)
+    assert "refitted" in how
+    assert set(models) == {"rv-bouldering", "vc-arjun-city", "rv-smoking"}  # a case with no rows added nothing
+    assert len({id(m) for m in models.values()}) >= 2  # different folds, different models
