@@ -37,6 +37,7 @@ from kgmem_bench import supersession_fit as sf  # noqa: E402
 
 MODEL_PATH = ROOT / "kgmem" / "data" / "supersession.json"
 ROWS_PATH = ROOT / "bench" / "supersession_training.json"
+LABELS_PATH = ROOT / "bench" / "supersession_labels.json"  # hand labels for pairs no question names
 UPDATES = ROOT.parent / "shared" / "datasets" / "updates-dev" / "updates-dev.json"
 GRID_C = (0.03, 0.1, 0.3, 1.0, 3.0)
 GRID_T = (0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
@@ -109,9 +110,18 @@ def negative_cases() -> list[dict]:
     return out
 
 
+def _hand_positives() -> dict[str, str]:
+    return json.loads(LABELS_PATH.read_text(encoding="utf-8"))["positives"] if LABELS_PATH.exists() else {}
+
+
 def question_positives(case: dict) -> set[tuple[str, str]]:
     at = {m["id"]: m["at"] for m in case["memories"]}
     pos: set[tuple[str, str]] = set(map(tuple, case.get("positives", [])))
+    ids = set(at)
+    for key in _hand_positives():
+        newer, older = key.split(">")
+        if newer in ids and older in ids:
+            pos.add((newer, older))
     for q in case["questions"]:
         cur = q["current"]
         for s in q["stale"]:

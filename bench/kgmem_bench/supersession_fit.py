@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Iterable, Sequence
 
-from kgmem.derived.supersession import FEATURES, PairModel
+from kgmem.derived.supersession import FEATURES, PairModel, decide
 
 
 def split(cases: Iterable[str], folds: int) -> list[tuple[set[str], set[str]]]:
@@ -47,10 +47,9 @@ def edges(
     model: PairModel, rows: Sequence[dict[str, Any]], threshold: float | None = None
 ) -> dict[tuple[str, str], float]:
     """{(newer, older): probability} of the rows the model links (at its threshold unless given)."""
-    t = model.threshold if threshold is None else threshold
     out = {}
     for r in rows:
-        p = model.probability(r["x"])
-        if p >= t:
-            out[(r["newer"], r["older"])] = p
+        linked = decide(model, r["x"], threshold)
+        if linked is not None:
+            out[(r["newer"], r["older"])] = linked[0]
     return out

@@ -223,7 +223,7 @@ CALL (vector, keyword, context_vector, wide_vector, context_keyword, window_keyw
                        ELSE vector.similarity.cosine(m.context_embedding, $vector) END,
    superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE s.tenant = $tenant AND s.merged_into IS NULL AND ($user IS NULL OR s.user = $user) AND ($kinds IS NULL OR s.kind IN $kinds) AND ($start IS NULL OR s.at >= $start) AND ($end IS NULL OR s.at < $end) AND (($at IS NULL AND ($include_superseded OR s.valid_to IS NULL)) OR ($at IS NOT NULL AND s.at <= $at AND ($include_superseded OR s.valid_to IS NULL OR s.valid_to > $at)))
                    | {id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),
-                      cue: sr.cue}]}) AS details
+                      cue: sr.cue, by: sr.by}]}) AS details
   // [[[end]]]
 }
 RETURN vector_fetched, vector_eligible, vector, keyword_fetched, keyword_eligible, keyword,

@@ -6,7 +6,7 @@
 //         $include_superseded (bool), $kinds (list of strings or null) — the eligibility rule's, for superseded_by
 // returns: hit (map: id, text, at_ts, kind, origin, subject, predicate, object, polarity, valid_to_ts, stream,
 //          user, causes, mentions, similarity, context_similarity, superseded_by (list of {id, confidence,
-//          inferred, cue}: the newer memories the query may see that retired it))
+//          inferred, cue, by}: the newer memories the query may see that retired it))
 :param tenant => 'demo';
 :param ids => ['img-root'];
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
@@ -31,5 +31,5 @@ RETURN
                      ELSE vector.similarity.cosine(m.context_embedding, $vector) END,
  superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE s.tenant = $tenant AND s.merged_into IS NULL AND ($user IS NULL OR s.user = $user) AND ($kinds IS NULL OR s.kind IN $kinds) AND ($start IS NULL OR s.at >= $start) AND ($end IS NULL OR s.at < $end) AND (($at IS NULL AND ($include_superseded OR s.valid_to IS NULL)) OR ($at IS NOT NULL AND s.at <= $at AND ($include_superseded OR s.valid_to IS NULL OR s.valid_to > $at)))
                  | {id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),
-                    cue: sr.cue}]} AS hit
+                    cue: sr.cue, by: sr.by}]} AS hit
 // [[[end]]]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-IMPLICATIONS_VERSION = "implications/v1"
+IMPLICATIONS_VERSION = "implications/v2"  # v2: the two platform entries dropped (iOS and Android coexist)
 
 
 def _words(*alternatives: str) -> re.Pattern[str]:
@@ -252,6 +252,83 @@ OTHER_PERSON = _words(
     r"someone else",
     r"(?:he|she|they) (?:said|says|told|wants|asked)",
 )
+# kin and relations: "my sister", "the user's partner", "Omar's wife" — the statement is about that person
+KIN = (
+    r"wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|spouse|mom|mum|mother|dad|father|sister|brother|sibling|"
+    r"son|daughter|kid|kids|child|children|baby|cousin|aunt|uncle|niece|nephew|grandma|grandpa|gran|grandmother|"
+    r"grandfather|friend|roommate|flatmate|housemate|neighbou?r|colleague|coworker|co-worker|teammate|classmate|"
+    r"landlord|in-laws"
+)
+_PREFIX = re.compile(r"^\s*(?:[#@]?[\w.&' -]{1,30}?\s*[:|]\s*)+")  # "#sre:", "Mom:", "CRM | Acme |", "deploy log:"
+_SELF = re.compile(r"^(?:i|i'm|im|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us|the user|user)\b", re.IGNORECASE)
+_KIN_OF = re.compile(
+    r"^(?:(?:my|our|his|her|their|the user's|the user’s)|([A-Z][\w-]+)(?:'s|’s))\s+(?:(?:little|big|older|younger|"
+    r"best|new|old)\s+)?(" + KIN + r")\b(?:\s+([A-Z][\w-]+))?",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"^([A-Z][\w-]+)(?:'s|’s)?\b")
+_NOT_NAMES = frozenset(
+    "the a an this that these those it its there here what when where who why how is are was were do does did "
+    "can could should would will just so and but or if yes no ok okay also update note fyi pls please new "
+    "today yesterday tomorrow".split()
+)
+
+
+def subject(text: str) -> str | None:
+    """Who or what a statement is about, read from how it starts (pure, a heuristic): ``self`` (I, my, we, the
+    user; or a first-person statement that leaves the subject out), ``kin:<relation>`` ("my sister", "my
+    roommate Jess", "the user's partner"; ``kin:<relation>:<whose>`` for "Omar's wife"), ``name:<name>``
+    ("Leo's at Oakwood", "Fatima got promoted"), or None when it cannot tell. A speaker or channel prefix
+    ("Mom:", "#sre:", "CRM | Acme |") is skipped."""
+    body = _PREFIX.sub("", text, count=1).lstrip(" -–—\"'“(")
+    kin = _KIN_OF.match(body)
+    if kin:
+        whose, relation = kin.group(1), kin.group(2).lower()
+        return f"kin:{relation}" + (f":{whose.lower()}" if whose else "")
+    if _SELF.match(body):
+        return "self"
+    m = _NAME.match(body)
+    if m and m.group(1).lower() not in _NOT_NAMES:
+        return f"name:{m.group(1).lower()}"
+    if FIRST_PERSON.search(body):  # chat leaves the subject out: "started bouldering, I'm obsessed"
+        return "self"
+    return None
+
+
+def someone_else(newer: str | None, older: str | None) -> bool:
+    """Whether two statements are about different people by their :func:`subject`: one about the speaker (or
+    the user) and one about a relation ("my sister", "the user's partner"), two different relations, or a
+    relation of a person and that person ("Omar's wife" / "Omar")."""
+    if newer is None or older is None or newer == older:
+        return False
+    kin_n, kin_o = newer.startswith("kin:"), older.startswith("kin:")
+    if kin_n and kin_o:
+        return True
+    if kin_n or kin_o:
+        kin, other = (newer, older) if kin_n else (older, newer)
+        whose = kin.split(":")[2] if kin.count(":") == 2 else None
+        return other == "self" or (whose is not None and other == f"name:{whose}")
+    return False
+
+
+_QUALIFIED = re.compile(r"([a-z][\w-]*)\s+(?:[a-z][\w-]*\s+)?$", re.IGNORECASE)
+
+
+def qualifiers(text: str, nouns: frozenset[str]) -> dict[str, str]:
+    """For each of ``nouns`` (value nouns both statements use), the content word right before its first use
+    ("search p99" → {"p99": "search"}, "Q3 events budget" → {"budget": "events"})."""
+    out: dict[str, str] = {}
+    low = text.lower()
+    for noun in nouns:
+        i = low.find(noun)
+        if i <= 0:
+            continue
+        m = re.search(r"([a-z][\w-]*)[\s:]+$", low[:i])
+        if m and m.group(1) not in _STOPWORDS and m.group(1) not in _NOT_NAMES:
+            out[noun] = m.group(1)
+    return out
+
+
 QUESTION = re.compile(
     r"\?\s*$|\?\s+\S|^\s*(?:should|shall|can|could|would|do|does|did|is|are|am|will)\b", re.IGNORECASE
 )
@@ -508,16 +585,6 @@ IMPLICATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
         ),
         _words(r"smok(?:e|es|er|ing)", r"cigarettes?", r"cigars?", r"pack a day", r"ppd", r"tobacco"),
     ),
-    (
-        "another platform",
-        _words(r"android", r"pixel", r"galaxy"),
-        _words(r"iphone", r"ios", r"apple"),
-    ),
-    (
-        "another platform (the other way)",
-        _words(r"iphone", r"ios"),
-        _words(r"android", r"pixel", r"galaxy"),
-    ),
 )
 IMPLICATION_NAMES = tuple(name for name, _, _ in IMPLICATIONS)
 
@@ -606,6 +673,8 @@ class Cues:
     clause_words: frozenset[str] = frozenset()  # content words of the sentences that state a change
     stopped_topics: frozenset[str] = frozenset()  # topics a stop cue's sentence names
     topics: frozenset[str] = frozenset()
+    subject: str | None = None  # who or what the statement is about (:func:`subject`)
+    tentative: int = 0  # hypothetical cues that commit to nothing (not "will", "going to": a plan may be a change)
 
     @property
     def changes(self) -> bool:
@@ -670,6 +739,52 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(w.rstrip("s") for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 2)
 
 
+_DIGITS = re.compile(r"\d{2,}")
+_TOKEN = re.compile(r"[$€£]?\d[\d,.:/-]*\w*|[a-z][a-z0-9'-]+", re.IGNORECASE)
+# "not X", "X is wrong", "instead of X", "rather than X": the tokens a statement says are no longer (or never) so
+_NEGATING = re.compile(
+    r"(?:\bnot|\bno longer|\binstead of|\brather than|\bno more|\bnever)\s+((?:\S+\s+){0,2}\S+)"
+    r"|(\S+(?:\s+\S+)?)\s+(?:is|was|are|were)\s+(?:wrong|incorrect|a typo|a mistake)",
+    re.IGNORECASE,
+)
+
+
+def tokens(text: str) -> frozenset[str]:
+    """Lower-case words and value tokens (numbers with their units or punctuation: "555-0147", "$120k"), without
+    stop words."""
+    out = {t.lower().rstrip(".,:") for t in _TOKEN.findall(text) if t.lower() not in _STOPWORDS and len(t) > 1}
+    return frozenset(out | {d for t in out for d in _DIGITS.findall(t)})  # "555-0147" also "0147", "14th" "14"
+
+
+def negated_tokens(text: str) -> frozenset[str]:
+    """The tokens a statement negates or calls wrong ("not 0147", "$120k was wrong", "no longer at Nimbus")."""
+    out: set[str] = set()
+    for m in _NEGATING.finditer(text):
+        out |= tokens(m.group(1) or m.group(2) or "")
+    return frozenset(out)
+
+
+def tokens_outside_negation(text: str) -> frozenset[str]:
+    """The tokens of ``text`` outside what it negates (a token said both ways does not count as negated)."""
+    return tokens(_NEGATING.sub(" ", text))
+
+
+def nearest_sentence(text: str, words: frozenset[str]) -> str:
+    """The sentence of ``text`` that shares the most content words with ``words`` (the first on a tie)."""
+    sentences = _SENTENCE.findall(text) or [text]
+    return max(sentences, key=lambda s: len(content_words(s) & words))
+
+
+def keeps_without_change(sentence: str) -> bool:
+    """Whether a sentence says a thing stays as it was ("still a cortado girl", "hasn't changed") and states no
+    change of its own."""
+    changed = any(_found(p, sentence, unless_negated=True) for p in (STOP, SWITCH, CORRECTION))
+    return bool(_found(STILL, sentence)) and not changed
+
+
+_COMMITTED = frozenset({"will", "going to", "gonna"})  # a future that is decided: "Aunt Rosa will take him"
+
+
 def _topics(text: str) -> frozenset[str]:
     return frozenset(name for name, rx in TOPICS if rx.search(text))
 
@@ -720,6 +835,8 @@ def cues(text: str) -> Cues:
         clause_words=frozenset(clause),
         stopped_topics=frozenset(stopped),
         topics=_topics(text),
+        subject=subject(text),
+        tentative=sum(1 for m in matched if m.startswith("hypothetical:") and m[13:] not in _COMMITTED),
     )
 
 

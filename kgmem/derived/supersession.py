@@ -33,7 +33,21 @@ from typing import Any, Sequence
 
 from ..results import cosine
 from ..store import Store
-from .change_cues import IMPLICATIONS_VERSION, Cues, content_words, cues, implied_retirements
+from .change_cues import (
+    IMPLICATIONS_VERSION,
+    Cues,
+    content_words,
+    cues,
+    implication_triggers,
+    implied_retirements,
+    keeps_without_change,
+    nearest_sentence,
+    negated_tokens,
+    qualifiers,
+    someone_else,
+    tokens,
+    tokens_outside_negation,
+)
 
 TRANSFORM_VERSION = "supersession/v1"
 MODEL_FILE = "supersession.json"
@@ -71,6 +85,15 @@ FEATURES = (
     "older_changes",
     "log_gap_days",
     "same_stream",
+    "same_subject",
+    "other_subject",
+    "negates_older",
+    "replaced_value",
+    "kept_in_clause",
+    "someone_else",
+    "qualifier_conflict",
+    "older_other_person",
+    "tentative",
 )
 
 
@@ -134,7 +157,45 @@ def pair_features(pair: Pair) -> dict[str, float]:
         "older_changes": 1.0 if oc.stop + oc.switch + oc.correction > 0 else 0.0,
         "log_gap_days": math.log1p(gap),
         "same_stream": 1.0 if n.stream is not None and n.stream == o.stream else 0.0,
+        "same_subject": 1.0 if nc.subject is not None and nc.subject == oc.subject else 0.0,
+        "other_subject": 1.0 if None not in (nc.subject, oc.subject) and nc.subject != oc.subject else 0.0,
+        "negates_older": 1.0 if negated_tokens(n.text) & (tokens(o.text) - tokens_outside_negation(n.text)) else 0.0,
+        "someone_else": 1.0 if someone_else(nc.subject, oc.subject) else 0.0,
+        "qualifier_conflict": 1.0 if _conflict(n.text, o.text, nc.value_nouns & oc.value_nouns) else 0.0,
+        "older_other_person": 1.0 if oc.other_person else 0.0,
+        "tentative": float(min(nc.tentative, 2)),
+        "kept_in_clause": 1.0 if keeps_without_change(nearest_sentence(n.text, words_o)) else 0.0,
+        "replaced_value": 1.0 if (nc.numbers - oc.numbers) and (oc.numbers - nc.numbers) and words_n & words_o else 0.0,
     }
+
+
+def _conflict(newer: str, older: str, nouns: frozenset[str]) -> bool:
+    """A value noun both use, qualified differently ("search p99" / "checkout p99"): two slots, not one."""
+    qn, qo = qualifiers(newer, nouns), qualifiers(older, nouns)
+    return any(qn[k] != qo[k] for k in qn.keys() & qo.keys())
+
+
+RULE_CONFIDENCE = 0.9  # the confidence written on a link by the implications table (documented, not fitted)
+
+
+def decide(model: PairModel, values: dict[str, float], threshold: float | None = None) -> tuple[float, str, str] | None:
+    """Whether a pair is linked: (confidence, ``"model"`` or ``"rule"``, which rule or ``""``). Never when the two
+    are about different people (:func:`~kgmem.derived.change_cues.someone_else`: "my sister doesn't like
+    pistachio anymore" retires nothing of mine) or the newer is a question or tentative ("should I quit?",
+    "thinking about moving": no positive of the training data is either; a decided future such as "Aunt Rosa
+    will take him" may be a change); by the model at or above its threshold; else by rule: a correction that
+    negates a word of the older ("correction: the 21st, not the 14th"), or the implications table (a diet, sobriety, a sale: :data:`~kgmem.derived.change_cues.IMPLICATIONS`) when the newer
+    is no temporary arrangement and the older is not about someone else. Used by the pass and by the fit alike."""
+    if values.get("someone_else") or values.get("question") or values.get("tentative"):
+        return None
+    p = model.probability(values)
+    if p >= (model.threshold if threshold is None else threshold):
+        return p, "model", ""
+    if values.get("correction") and values.get("negates_older"):  # "correction: the 21st, not the 14th"
+        return max(p, RULE_CONFIDENCE), "rule", "correction"
+    if values.get("implication") and not values.get("older_other_person") and not values.get("temporary"):
+        return max(p, RULE_CONFIDENCE), "rule", "implication"
+    return None
 
 
 # ---------------------------------------------------------------------------- the model
@@ -267,11 +328,17 @@ def score(pairs: Sequence[Pair], model: PairModel) -> list[dict[str, Any]]:
     links: list[dict[str, Any]] = []
     for pair in pairs:
         values = pair_features(pair)
-        p = model.probability(values)
-        if p >= model.threshold:
-            cue = ", ".join(pair.newer.cues.matched[:4]) or "-"
+        linked = decide(model, values)
+        if linked is not None:
+            p, by, rule = linked
+            c = pair.newer.cues
+            said = {
+                "implication": implication_triggers(c),
+                "correction": tuple(m for m in c.matched if m.startswith("correction:")),
+            }.get(rule, c.matched)
+            cue = ", ".join(said[:4]) or "-"
             links.append(
-                {"newer": pair.newer.id, "older": pair.older.id, "confidence": round(p, 4), "by": "model", "cue": cue}
+                {"newer": pair.newer.id, "older": pair.older.id, "confidence": round(p, 4), "by": by, "cue": cue}
             )
     links.sort(key=lambda link: (-link["confidence"], link["newer"], link["older"]))
     return links

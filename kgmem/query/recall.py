@@ -261,14 +261,15 @@ def select(
 
 def retirements(details: dict[str, dict[str, Any]], ids: list[str], reach: set[str]) -> dict[str, list[str]]:
     """Per memory of ``ids``, the memories that retired it (its hit map's ``superseded_by``), best first: a
-    slot's version chain always, an inferred link only from a memory in ``reach`` (one the question itself
-    brought near the top: a link inferred from words re-ranks what the question is about, nothing else)."""
+    slot's version chain and a link of the implications or corrections table (``by: "rule"``: "went vegan" shares
+    no word with "steak") always, a link inferred by the model only from a memory in ``reach`` (one the question
+    itself brought near the top: a link inferred from words re-ranks what the question is about, nothing else)."""
     out: dict[str, list[str]] = {}
     for i in ids:
         by = [
             s
             for s in retiring_order((details.get(i) or {}).get("superseded_by") or [])
-            if not s.get("inferred") or s["id"] in reach
+            if not s.get("inferred") or s.get("by") == "rule" or s["id"] in reach
         ]
         if by:
             out[i] = [s["id"] for s in by]

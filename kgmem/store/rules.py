@@ -298,7 +298,7 @@ HIT_MAP = (
     "                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END,\n"
     " superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE {retiring}\n"
     "                 | {{id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),\n"
-    "                    cue: sr.cue}}]}}"
+    "                    cue: sr.cue, by: sr.by}}]}}"
 )
 
 
