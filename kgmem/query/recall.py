@@ -284,6 +284,7 @@ def current_first(
     reach = {f.id for f in top}
     for _ in range(rounds):
         retired_by = retirements(got.details, [f.id for f in top], reach)
+        retired_by.update(repeats_of_retired(got.details, [f.id for f in top], retired_by))
         if not retired_by:
             return top
         top = currency.retire(top, retired_by)
@@ -292,6 +293,24 @@ def current_first(
             return top
         read_details(store, q, got, missing, entity_keys)
     return top
+
+
+def repeats_of_retired(
+    details: dict[str, dict[str, Any]], ids: list[str], retired_by: dict[str, list[str]]
+) -> dict[str, list[str]]:
+    """A fact compiled from a retired memory repeats its sentence (:func:`collapse` shows the two as one, at the
+    better place): it is retired by the same memories, or the repeat would carry the stale sentence back up."""
+
+    def key(i: str) -> tuple[str, Any]:
+        d = details.get(i) or {}
+        return clean_text(d.get("text") or "").casefold(), tuple(d.get("at_ts") or ())
+
+    stale = {key(i): by for i, by in retired_by.items() if (details.get(i) or {}).get("origin") != "compiled"}
+    return {
+        i: stale[key(i)]
+        for i in ids
+        if i not in retired_by and (details.get(i) or {}).get("origin") == "compiled" and key(i) in stale
+    }
 
 
 def is_current(hit: Hit, filters: Filters) -> bool:

@@ -134,3 +134,48 @@ def test_lineage_of_an_unknown_memory_is_not_found(mg):
 
     with pytest.raises(NotFoundError):
         mg.lineage("nope")
+
+
+# The issue's own examples of each kind, in one tenant: a role handed over, a new value, a correction, a
+# cross-subject implication, a change of someone else's that must retire nothing of the speaker's
+KINDS = [
+    {"id": "mgr1", "text": "my manager is Alice Moreau, she runs the data platform team", "at": "2026-01-05"},
+    {
+        "id": "mgr2",
+        "text": "Alice left for another company, Bob Tran runs the team now so I report to him",
+        "at": "2026-04-02",
+    },
+    {"id": "ph1", "text": "my cell number is 415 555 0162", "at": "2026-01-06"},
+    {"id": "ph2", "text": "new phone number: 415 555 0199, the old one is disconnected", "at": "2026-03-06"},
+    {"id": "off1", "text": "team offsite is on March 14 at the lake house", "at": "2026-02-01"},
+    {"id": "off2", "text": "correction: the offsite is on March 21, not the 14th", "at": "2026-02-02"},
+    {"id": "steak", "text": "I love a good steak, ribeye medium rare is my go-to", "at": "2026-01-03"},
+    {"id": "vegan", "text": "I've been vegan since March, feeling great", "at": "2026-05-03"},
+    {"id": "pist", "text": "I like pistachio gelato best", "at": "2026-01-04"},
+    {"id": "sis", "text": "my sister doesn't like pistachio anymore, she's into mango now", "at": "2026-05-04"},
+]
+RETIRED_BY = {"mgr2": "mgr1", "ph2": "ph1", "off2": "off1", "vegan": "steak"}  # newer: the older it retires
+
+
+def test_each_kind_of_change_from_the_issue_and_someone_else_s_change_that_retires_nothing(mg):
+    mg.ingest(KINDS)
+    edges = {
+        (r["from"], r["to"]): r["props"]
+        for r in mg.store.read("export/edges", tenant=mg.tenant)
+        if r["type"] == "SUPERSEDES" and r["props"].get("inferred")
+    }
+    for pair in RETIRED_BY.items():
+        assert pair in edges, pair
+    assert edges[("vegan", "steak")]["by"] == "rule" and "implies:diet without meat" in edges[("vegan", "steak")]["cue"]
+    assert not [e for e in edges if e[0] == "sis"]  # the sister's taste changed, not mine
+    for question, first in (
+        ("Who is my manager now?", "mgr2"),
+        ("What is my phone number?", "ph2"),
+        ("When is the team offsite?", "off2"),
+        ("Do I like steak these days?", "vegan"),  # no word in common: the rule link still retires
+    ):
+        hits = mg.recall(question, k=3).hits
+        assert hits[0].id == first, (question, [h.id for h in hits])
+        assert hits[0].current and all(h.superseded_by == [first] for h in hits if h.id == RETIRED_BY[first])
+    mine = mg.recall("Which gelato flavour do I like best?", k=3).hits
+    assert mine[0].id == "pist" and mine[0].current

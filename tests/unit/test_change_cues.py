@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from kgmem.derived.change_cues import IMPLICATIONS, cues, implied_retirements
+from kgmem.derived.change_cues import (
+    IMPLICATIONS,
+    cues,
+    implied_retirements,
+    keeps_without_change,
+    nearest_sentence,
+    negated_tokens,
+    qualifiers,
+    someone_else,
+    subject,
+    tokens,
+    tokens_outside_negation,
+)
 
 
 @pytest.mark.parametrize(
@@ -71,3 +83,54 @@ def test_implications_retire_what_the_older_statement_took_for_granted():
 def test_a_stop_of_a_topic_names_the_topic():
     c = cues("he quit cigarettes in March")
     assert "smoking" in c.stopped_topics and "smoking" in cues("smokes a pack a day").topics
+
+
+@pytest.mark.parametrize(
+    "text, who",
+    [
+        ("I drive a 2015 Honda Civic", "self"),
+        ("The user lives in Chicago (Logan Square)", "self"),
+        ("started bouldering at the gym and I'm obsessed", "self"),  # chat leaves the subject out
+        ("my roommate Jess is doing hot yoga now", "kin:roommate"),
+        ("The user's partner switched to day shifts", "kin:partner"),
+        ("Omar's wife Salma is doing keto again", "kin:wife:omar"),
+        ("Omar's gone vegetarian", "name:omar"),
+        ("Mom: Fatima got promoted!!", "name:fatima"),  # a speaker prefix is skipped
+        ("#sre: Lucas is primary for the rest of the week", "name:lucas"),
+        ("weigh-in: 94.2 kg", None),
+    ],
+)
+def test_the_subject_is_read_from_how_a_statement_starts(text, who):
+    assert subject(text) == who
+
+
+def test_someone_else_is_a_relation_against_the_speaker_or_the_person_it_belongs_to():
+    assert someone_else("kin:sister", "self") and someone_else("self", "kin:partner")
+    assert someone_else("kin:wife:omar", "name:omar") and someone_else("kin:sister", "kin:roommate")
+    # a role handed over names another person than the statement it retires: never vetoed by name
+    assert not someone_else("name:hannah", "self") and not someone_else("name:zoe", "name:coach")
+    assert not someone_else("kin:partner", "kin:partner") and not someone_else(None, "self")
+
+
+def test_a_statement_says_which_older_token_it_negates():
+    new = "oops it's 555-0174 not 0147, I flipped the digits"
+    assert "0147" in negated_tokens(new) and "0147" in tokens("Dr. Ng's office number is 555-0147")
+    assert "14" in negated_tokens("correction: the offsite is on March 21, not the 14th")
+    assert "$120k" in negated_tokens("Q3 budget is $102k, not $120k") - tokens_outside_negation("$102k, not $120k")
+    assert not negated_tokens("still a cortado girl")
+
+
+def test_a_slot_noun_qualified_otherwise_is_another_slot():
+    assert qualifiers("perf review: search p99 crept up to 510ms", frozenset({"p99"})) == {"p99": "search"}
+    assert qualifiers("Q3 events budget set at $35k", frozenset({"budget"})) == {"budget": "events"}
+
+
+def test_a_decided_future_is_not_tentative_but_wondering_is():
+    assert cues("Aunt Rosa will take him to his appointments").tentative == 0
+    assert cues("thinking about moving to Denver").tentative and cues("maybe I'll switch to oat milk").tentative
+
+
+def test_a_sentence_that_keeps_things_as_they_were():
+    text = "the new barista tried to upsell me some pumpkin spice thing lol. still a cortado girl"
+    assert keeps_without_change(nearest_sentence(text, frozenset({"cortado", "oat", "milk"})))
+    assert not keeps_without_change("A1c still elevated, metformin increased to 1000 mg")

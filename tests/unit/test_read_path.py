@@ -316,3 +316,27 @@ def test_a_window_with_nothing_eligible_is_ranked_without_it(monkeypatch):
     got = rc.gather(SimpleNamespace(), q, f, rc.RecallOptions())
     assert calls[0] == (text, f.start) and calls[1] == ("what did we discuss last week", None)
     assert got.note and "last week" in got.note and got.filters.time_use == "rank-fallback"
+
+
+def test_a_rule_link_retires_whether_or_not_the_question_reached_its_newer_memory():
+    details = {
+        "steak": {"superseded_by": [{"id": "vegan", "confidence": 0.9, "inferred": True, "by": "rule"}]},
+        "tea": {"superseded_by": [{"id": "coffee", "confidence": 0.97, "inferred": True, "by": "model"}]},
+        "home": {"superseded_by": [{"id": "home2", "confidence": 1.0, "inferred": False}]},
+    }
+    out = rc.retirements(details, ["steak", "tea", "home"], reach={"steak", "tea", "home"})
+    # "went vegan" shares no word with "steak": the implications table stands; a model link needs the question
+    # to have brought its newer memory near the top; a slot's version chain always stands
+    assert out == {"steak": ["vegan"], "home": ["home2"]}
+    assert rc.retirements(details, ["tea"], reach={"tea", "coffee"}) == {"tea": ["coffee"]}
+
+
+def test_a_fact_compiled_from_a_retired_memory_is_retired_with_it():
+    at = [1767225600, 0]
+    details = {
+        "steak": {"text": "I love steak", "at_ts": at, "origin": "recorded"},
+        "steak#f1": {"text": "I love steak", "at_ts": at, "origin": "compiled"},
+        "other#f1": {"text": "I love tea", "at_ts": at, "origin": "compiled"},
+    }
+    out = rc.repeats_of_retired(details, ["steak#f1", "other#f1", "steak"], {"steak": ["vegan"]})
+    assert out == {"steak#f1": ["vegan"]}  # else collapse would show the stale sentence at the repeat's place

@@ -67,3 +67,38 @@ def test_ranked_pairs_place_each_side_among_the_other_s_candidates():
     by = {(p.newer.id, p.older.id): p for p in pairs}
     assert by[("c", "b")].rank_of_older == 1 and by[("c", "a")].rank_of_older == 2
     assert by[("b", "a")].rank_of_newer == 1 and by[("c", "a")].rank_of_newer == 2
+
+
+def _model(bias: float) -> sup.PairModel:
+    """A model that says ``bias`` whatever the pair (all weights zero)."""
+    n = len(sup.FEATURES)
+    return sup.PairModel(sup.FEATURES, (0.0,) * n, (1.0,) * n, (0.0,) * n, bias, 0.5, "sha256:x", "test", {})
+
+
+def test_decide_never_links_two_people_a_question_or_a_tentative_statement():
+    sure = _model(20.0)  # the model alone would link anything
+    linked = sup.decide(sure, {})
+    assert linked is not None and linked[1] == "model"
+    for veto in ("someone_else", "question", "tentative"):
+        assert sup.decide(sure, {veto: 1.0}) is None, veto
+
+
+def test_rules_link_a_correction_and_an_implication_the_model_misses():
+    unsure = _model(-20.0)
+    assert sup.decide(unsure, {"correction": 1.0}) is None  # a correction cue alone is not enough
+    p, by, rule = sup.decide(unsure, {"correction": 1.0, "negates_older": 1.0})
+    assert (by, rule) == ("rule", "correction") and p == sup.RULE_CONFIDENCE
+    assert sup.decide(unsure, {"implication": 1.0})[1:] == ("rule", "implication")
+    assert sup.decide(unsure, {"implication": 1.0, "temporary": 1.0}) is None  # "vegan for a week"
+    assert sup.decide(unsure, {"implication": 1.0, "older_other_person": 1.0}) is None  # "my sister's steak"
+
+
+def test_the_pass_writes_which_rule_and_cue_linked_a_pair():
+    old = _side("steak", "I love a good steak, ribeye medium rare is my go-to", 0)
+    vegan = _side("vegan", "I've been vegan since March, feeling great", 120)
+    sister = _side("sister", "my sister doesn't like steak anymore, she's vegan now", 120)
+    pairs = [sup.Pair(vegan, old, 0.2), sup.Pair(sister, old, 0.6)]
+    links = sup.score(pairs, _model(-20.0))  # the model links nothing: what is linked, the rules linked
+    assert [(lk["newer"], lk["by"]) for lk in links] == [("vegan", "rule")]
+    assert links[0]["cue"].startswith("implies:diet without meat") and links[0]["confidence"] == sup.RULE_CONFIDENCE
+    assert [lk["newer"] for lk in sup.score(pairs, sup.shipped())] == ["vegan"]  # someone else's: never
