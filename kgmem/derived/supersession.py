@@ -49,7 +49,7 @@ from .change_cues import (
     tokens_outside_negation,
 )
 
-TRANSFORM_VERSION = "supersession/v1"
+TRANSFORM_VERSION = "supersession/v2"  # v2: vetoes (two people, a question, tentative) and rules beside the model
 MODEL_FILE = "supersession.json"
 NEIGHBOURS = 8  # nearest records each memory is paired with
 FETCH = 200  # index rows read per memory on 5.26 (no in-index tenant filter) to keep NEIGHBOURS of the tenant
