@@ -98,6 +98,8 @@ SWITCH = _words(
     r"latest",
     r"instead",
     r"replac(?:ed|es|ing)",
+    r"rotat(?:ed|es|ing)",
+    r"reset",
     r"took over",
     r"tak(?:es|ing) over",
     r"taken over",
@@ -266,6 +268,15 @@ _KIN_OF = re.compile(
     r"best|new|old)\s+)?(" + KIN + r")\b(?:\s+([A-Z][\w-]+))?",
     re.IGNORECASE,
 )
+# someone reporting what another did: "Priya says …", "my mom told me …" (the user's own report stays self)
+_REPORTED = re.compile(
+    r"^(?:[A-Z][\w-]+|(?:my|our)\s+(?:" + KIN + r"))\s+(?:says|said|tells\s+me|told\s+me|mentioned|reports|"
+    r"reported|thinks|texted|wrote)\s+(?:that\s+)?",
+)
+# "Carla's boss", "Hannah's manager": the holder of someone else's role ("my boss" is the speaker's own slot)
+_ROLE_OF = re.compile(
+    r"^([A-Z][\w-]+)(?:'s|’s)\s+(boss|manager|supervisor|assistant|deputy|lawyer|doctor|coach|agent|team)\b"
+)
 _NAME = re.compile(r"^([A-Z][\w-]+)(?:'s|’s)?\b")
 _NOT_NAMES = frozenset(
     "the a an this that these those it its there here what when where who why how is are was were do does did "
@@ -281,7 +292,8 @@ def subject(text: str) -> str | None:
     ("Leo's at Oakwood", "Fatima got promoted"), or None when it cannot tell. A speaker or channel prefix
     ("Mom:", "#sre:", "CRM | Acme |") is skipped."""
     body = _PREFIX.sub("", text, count=1).lstrip(" -–—\"'“(")
-    kin = _KIN_OF.match(body)
+    body = _REPORTED.sub("", body, count=1)  # "Priya says Arjun moved …" is about Arjun
+    kin = _KIN_OF.match(body) or _ROLE_OF.match(body)
     if kin:
         whose, relation = kin.group(1), kin.group(2).lower()
         return f"kin:{relation}" + (f":{whose.lower()}" if whose else "")

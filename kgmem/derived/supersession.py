@@ -188,6 +188,8 @@ def decide(model: PairModel, values: dict[str, float], threshold: float | None =
     is no temporary arrangement and the older is not about someone else. Used by the pass and by the fit alike."""
     if values.get("someone_else") or values.get("question") or values.get("tentative"):
         return None
+    if values.get("kept_in_clause") and not values.get("correction"):
+        return None  # the sentence about the older's topic keeps it as it was: "… still a cortado girl"
     p = model.probability(values)
     if p >= (model.threshold if threshold is None else threshold):
         return p, "model", ""

@@ -98,6 +98,10 @@ def test_a_stop_of_a_topic_names_the_topic():
         ("Mom: Fatima got promoted!!", "name:fatima"),  # a speaker prefix is skipped
         ("#sre: Lucas is primary for the rest of the week", "name:lucas"),
         ("weigh-in: 94.2 kg", None),
+        ("Carla's boss (the COO) just left the company", "kin:boss:carla"),  # someone else's role holder
+        ("my boss left, Dev runs the team now", "self"),  # the speaker's own slot
+        ("Priya says Arjun moved to Leeds", "name:arjun"),  # reported speech is about what is reported
+        ("The user said they closed on a house in Denver", "self"),
     ],
 )
 def test_the_subject_is_read_from_how_a_statement_starts(text, who):
@@ -110,6 +114,7 @@ def test_someone_else_is_a_relation_against_the_speaker_or_the_person_it_belongs
     # a role handed over names another person than the statement it retires: never vetoed by name
     assert not someone_else("name:hannah", "self") and not someone_else("name:zoe", "name:coach")
     assert not someone_else("kin:partner", "kin:partner") and not someone_else(None, "self")
+    assert someone_else("kin:boss:carla", "self") and not someone_else("name:arjun", "kin:brother:priya")
 
 
 def test_a_statement_says_which_older_token_it_negates():
@@ -123,6 +128,10 @@ def test_a_statement_says_which_older_token_it_negates():
 def test_a_slot_noun_qualified_otherwise_is_another_slot():
     assert qualifiers("perf review: search p99 crept up to 510ms", frozenset({"p99"})) == {"p99": "search"}
     assert qualifiers("Q3 events budget set at $35k", frozenset({"budget"})) == {"budget": "events"}
+
+
+def test_a_rotated_password_is_a_switch():
+    assert cues("IT: guest wifi password has been rotated -> harbor-lights-17").switch
 
 
 def test_a_decided_future_is_not_tentative_but_wondering_is():

@@ -42,9 +42,9 @@ def test_a_stated_change_scores_above_a_mention_that_changes_nothing():
     old = _side("o", "Marcus smokes about a pack a day", 0, ["marcus"])
     quit_ = _side("n", "Marcus quit! Hasn't had a cigarette since Feb 1", 120, ["marcus"])
     ask = _side("n", "should Marcus quit smoking? he is thinking about it", 120, ["marcus"])
-    yes = model.probability(sup.pair_features(sup.Pair(quit_, old, 0.6)))
-    no = model.probability(sup.pair_features(sup.Pair(ask, old, 0.6)))
-    assert yes >= model.threshold > no
+    yes = sup.decide(model, sup.pair_features(sup.Pair(quit_, old, 0.6)))
+    assert yes is not None and yes[0] >= model.threshold
+    assert sup.decide(model, sup.pair_features(sup.Pair(ask, old, 0.6))) is None  # a question changes nothing
 
 
 def test_pair_features_read_both_sides():
@@ -79,8 +79,10 @@ def test_decide_never_links_two_people_a_question_or_a_tentative_statement():
     sure = _model(20.0)  # the model alone would link anything
     linked = sup.decide(sure, {})
     assert linked is not None and linked[1] == "model"
-    for veto in ("someone_else", "question", "tentative"):
+    for veto in ("someone_else", "question", "tentative", "kept_in_clause"):
         assert sup.decide(sure, {veto: 1.0}) is None, veto
+    # "ERRATUM: Node 16 is still supported, the notes were wrong": a correction may keep a thing as it was
+    assert sup.decide(sure, {"kept_in_clause": 1.0, "correction": 1.0}) is not None
 
 
 def test_rules_link_a_correction_and_an_implication_the_model_misses():
