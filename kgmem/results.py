@@ -184,6 +184,9 @@ class SlotAnswer:
     at: dt.datetime | None
     value: Fact | None
     known_at: dt.datetime | None = None
+    # plain-text memories that retired the value (or the memory it was compiled from) by an inferred link by
+    # then: {id, text, at, confidence, by, cue}, strongest first — the chain says nothing newer, the words do
+    retired_by: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         d = {
@@ -192,6 +195,7 @@ class SlotAnswer:
             "object": self.object,
             "at": iso(self.at),
             "value": self.value.to_dict() if self.value else None,
+            "retired_by": list(self.retired_by),
         }
         if self.known_at is not None:
             d["known_at"] = iso(self.known_at)

@@ -100,6 +100,12 @@ def print_slot(ans: SlotAnswer, hint: str | None = None) -> None:
         + f"; {v.id})"
     )
     c.print(f"   “{v.text}”")
+    for r in ans.retired_by:  # the words say it changed, though the slot's chain has nothing newer
+        c.print(
+            f"   retired by {r['id']} ({str(r['at'])[:10]}, {r['by']} {r['confidence']:.2f}):"
+            f" “{r['text']}” — recall shows what holds now",
+            markup=False,
+        )
 
 
 def print_history(h: History, hint: str | None = None) -> None:

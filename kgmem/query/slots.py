@@ -8,7 +8,7 @@ from typing import Any
 
 from ..keys import slot_key
 from ..normalize import normalize_object, normalize_subject, object_key
-from ..results import Fact, History, SlotAnswer
+from ..results import Fact, History, SlotAnswer, iso
 from ..store import Store
 from ..vocab import EmbedFn, Vocabulary
 
@@ -44,9 +44,17 @@ def resolve_slot(
 def value_at(
     store: Store, ref: SlotRef, at: dt.datetime | None = None, known_at: dt.datetime | None = None
 ) -> SlotAnswer:
+    """The slot's value at ``at`` (now when None), with the plain-text memories that retired it by then."""
     rows = store.read("facts/value_at", tenant=ref.tenant, slot=ref.slot, at=at, known_at=known_at)
+    retired = [{**r, "at": iso(r["at"])} for r in rows[0]["retired_by"]] if rows else []
     return SlotAnswer(
-        ref.subject, ref.predicate, ref.object, at, Fact.from_row(rows[0]) if rows else None, known_at=known_at
+        ref.subject,
+        ref.predicate,
+        ref.object,
+        at,
+        Fact.from_row(rows[0]) if rows else None,
+        known_at=known_at,
+        retired_by=retired,
     )
 
 

@@ -118,7 +118,15 @@ WHY = {
 }
 
 VALUE = {"id": str, "object": str, "polarity": bool, "text": str, "valid_from": ISO, "valid_to": Nullable(ISO)}
-SLOT = {"subject": str, "predicate": str, "object": Nullable(str), "at": Nullable(ISO), "value": Nullable(VALUE)}
+RETIRED_BY = {"id": str, "text": str, "at": ISO, "confidence": NUMBER, "by": str, "cue": Nullable(str)}
+SLOT = {
+    "subject": str,
+    "predicate": str,
+    "object": Nullable(str),
+    "at": Nullable(ISO),
+    "value": Nullable(VALUE),
+    "retired_by": [RETIRED_BY],
+}
 HISTORY = {"subject": str, "predicate": str, "versions": [{**VALUE, "current": bool}]}
 
 # ---------------------------------------------------------------------------- commands the contract leaves open

@@ -179,3 +179,19 @@ def test_each_kind_of_change_from_the_issue_and_someone_else_s_change_that_retir
         assert hits[0].current and all(h.superseded_by == [first] for h in hits if h.id == RETIRED_BY[first])
     mine = mg.recall("Which gelato flavour do I like best?", k=3).hits
     assert mine[0].id == "pist" and mine[0].current
+
+
+def test_now_says_when_the_words_retired_a_slot_s_value(mg, capsys):
+    """A role handed over in words ("Alice left, Bob runs the team now"): the slot the compiler filled from
+    "my manager is Alice" has nothing newer, so ``now`` still reads Alice, and says which memory retired it."""
+    mg.ingest(KINDS[:2])
+    ans = mg.now_answer("user", "manager")
+    assert ans.value is not None and ans.value.object.startswith("Alice")
+    assert [r["id"] for r in ans.retired_by] == ["mgr2"] and ans.retired_by[0]["by"] in ("model", "rule")
+    assert ans.to_dict()["retired_by"][0]["text"].startswith("Alice left")
+    before = mg.as_of_answer("user", "manager", "2026-03-01")  # the retiring memory was not written yet
+    assert before.value is not None and before.retired_by == []
+    from kgmem.cli.render import print_slot
+
+    print_slot(ans)
+    assert "retired by mgr2" in capsys.readouterr().out
