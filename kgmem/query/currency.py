@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
 
+from ..derived.change_cues import IMPLICATIONS
 from .fusion import Fused
 
 # the present, said outright: wins over any past-tense word in the same question
@@ -45,6 +46,19 @@ def about_the_present(question: str, *, as_of: bool = False) -> bool:
     if as_of or _PRESENT.search(question):
         return True
     return not _PAST.search(question)
+
+
+def asks_what_a_rule_retires(question: str, link: Mapping[str, object]) -> bool:
+    """Whether a link of the implications table (``by: "rule"``, cue ``implies:<name>``) bears on the question:
+    the question names what the implication retires ("Do I like steak these days?" and "diet without meat").
+    Such a link retires a memory even when the question did not bring the newer one near the top ("went vegan"
+    shares no word with "steak"); any other inferred link needs the question to have reached its newer memory."""
+    if link.get("by") != "rule":
+        return False
+    names = [
+        c.strip()[len("implies:") :] for c in str(link.get("cue") or "").split(",") if c.strip().startswith("implies:")
+    ]
+    return any(name in names and retired.search(question) for name, _trigger, retired in IMPLICATIONS)
 
 
 def newest(memory: str, retired_by: Mapping[str, Sequence[str]]) -> tuple[str, int]:

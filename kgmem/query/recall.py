@@ -259,17 +259,20 @@ def select(
     return collapse(top, got.details, got.filters, opts)
 
 
-def retirements(details: dict[str, dict[str, Any]], ids: list[str], reach: set[str]) -> dict[str, list[str]]:
+def retirements(
+    details: dict[str, dict[str, Any]], ids: list[str], reach: set[str], question: str = ""
+) -> dict[str, list[str]]:
     """Per memory of ``ids``, the memories that retired it (its hit map's ``superseded_by``), best first: a
-    slot's version chain and a link of the implications or corrections table (``by: "rule"``: "went vegan" shares
-    no word with "steak") always, a link inferred by the model only from a memory in ``reach`` (one the question
-    itself brought near the top: a link inferred from words re-ranks what the question is about, nothing else)."""
+    slot's version chain always; an inferred link from a memory in ``reach`` (one the question itself brought
+    near the top: a link inferred from words re-ranks what the question is about, nothing else), or a link of
+    the implications table when the question names what it retires
+    (:func:`~kgmem.query.currency.asks_what_a_rule_retires`: "went vegan" shares no word with "steak")."""
     out: dict[str, list[str]] = {}
     for i in ids:
         by = [
             s
             for s in retiring_order((details.get(i) or {}).get("superseded_by") or [])
-            if not s.get("inferred") or s.get("by") == "rule" or s["id"] in reach
+            if not s.get("inferred") or s["id"] in reach or currency.asks_what_a_rule_retires(question, s)
         ]
         if by:
             out[i] = [s["id"] for s in by]
@@ -283,7 +286,7 @@ def current_first(
     reading the hit maps of the newer memories the candidates did not bring (a slot chain a few steps long)."""
     reach = {f.id for f in top}
     for _ in range(rounds):
-        retired_by = retirements(got.details, [f.id for f in top], reach)
+        retired_by = retirements(got.details, [f.id for f in top], reach, q.text)
         retired_by.update(repeats_of_retired(got.details, [f.id for f in top], retired_by))
         if not retired_by:
             return top

@@ -318,16 +318,23 @@ def test_a_window_with_nothing_eligible_is_ranked_without_it(monkeypatch):
     assert got.note and "last week" in got.note and got.filters.time_use == "rank-fallback"
 
 
-def test_a_rule_link_retires_whether_or_not_the_question_reached_its_newer_memory():
+def test_a_rule_link_retires_when_the_question_names_what_the_rule_retires():
     details = {
-        "steak": {"superseded_by": [{"id": "vegan", "confidence": 0.9, "inferred": True, "by": "rule"}]},
+        "steak": {
+            "superseded_by": [
+                {"id": "vegan", "confidence": 0.9, "inferred": True, "by": "rule", "cue": "implies:diet without meat"}
+            ]
+        },
         "tea": {"superseded_by": [{"id": "coffee", "confidence": 0.97, "inferred": True, "by": "model"}]},
         "home": {"superseded_by": [{"id": "home2", "confidence": 1.0, "inferred": False}]},
     }
-    out = rc.retirements(details, ["steak", "tea", "home"], reach={"steak", "tea", "home"})
-    # "went vegan" shares no word with "steak": the implications table stands; a model link needs the question
-    # to have brought its newer memory near the top; a slot's version chain always stands
+    reach = {"steak", "tea", "home"}
+    out = rc.retirements(details, ["steak", "tea", "home"], reach, "Do I still like steak?")
+    # "went vegan" shares no word with "steak": the implications table stands for a question about meat; a
+    # model link needs the question to have brought its newer memory near the top; a version chain always stands
     assert out == {"steak": ["vegan"], "home": ["home2"]}
+    # a question that names nothing the implication retires: the rule link waits for the question to reach it
+    assert rc.retirements(details, ["steak"], reach, "What do I cook on Sundays?") == {}
     assert rc.retirements(details, ["tea"], reach={"tea", "coffee"}) == {"tea": ["coffee"]}
 
 
