@@ -687,6 +687,12 @@ class Cues:
     topics: frozenset[str] = frozenset()
     subject: str | None = None  # who or what the statement is about (:func:`subject`)
     tentative: int = 0  # hypothetical cues that commit to nothing (not "will", "going to": a plan may be a change)
+    # worked out once per text (a memory is paired with up to 16 others): its content words, its tokens, the
+    # tokens it negates and the tokens outside what it negates
+    words: frozenset[str] = frozenset()
+    tokens: frozenset[str] = frozenset()
+    negated: frozenset[str] = frozenset()
+    affirmed: frozenset[str] = frozenset()
 
     @property
     def changes(self) -> bool:
@@ -848,6 +854,10 @@ def cues(text: str) -> Cues:
         stopped_topics=frozenset(stopped),
         topics=_topics(text),
         subject=subject(text),
+        words=content_words(text),
+        tokens=tokens(text),
+        negated=negated_tokens(text),
+        affirmed=tokens_outside_negation(text),
         tentative=sum(1 for m in matched if m.startswith("hypothetical:") and m[13:] not in _COMMITTED),
     )
 

@@ -36,23 +36,20 @@ from ..store import Store
 from .change_cues import (
     IMPLICATIONS_VERSION,
     Cues,
-    content_words,
     cues,
     implication_triggers,
     implied_retirements,
     keeps_without_change,
     nearest_sentence,
-    negated_tokens,
     qualifiers,
     someone_else,
-    tokens,
-    tokens_outside_negation,
 )
 
 TRANSFORM_VERSION = "supersession/v2"  # v2: vetoes (two people, a question, tentative) and rules beside the model
 MODEL_FILE = "supersession.json"
 NEIGHBOURS = 8  # nearest records each memory is paired with
 FETCH = 200  # index rows read per memory on 5.26 (no in-index tenant filter) to keep NEIGHBOURS of the tenant
+FETCH_FILTERED = 4 * NEIGHBOURS  # on 2026.x the index filters by tenant: a few spare rows for non-record memories
 BATCH = 500  # memories per neighbour statement
 
 FEATURES = (
@@ -125,7 +122,7 @@ def pair_features(pair: Pair) -> dict[str, float]:
     change = nc.stop + nc.switch + nc.correction > 0
     names_n, names_o = n.mentions, o.mentions
     union = names_n | names_o
-    words_n, words_o = content_words(n.text), content_words(o.text)
+    words_n, words_o = nc.words, oc.words
     gap = max(0.0, (n.at - o.at).total_seconds() / 86400)
     return {
         "cosine": pair.cosine,
@@ -159,7 +156,7 @@ def pair_features(pair: Pair) -> dict[str, float]:
         "same_stream": 1.0 if n.stream is not None and n.stream == o.stream else 0.0,
         "same_subject": 1.0 if nc.subject is not None and nc.subject == oc.subject else 0.0,
         "other_subject": 1.0 if None not in (nc.subject, oc.subject) and nc.subject != oc.subject else 0.0,
-        "negates_older": 1.0 if negated_tokens(n.text) & (tokens(o.text) - tokens_outside_negation(n.text)) else 0.0,
+        "negates_older": 1.0 if nc.negated & (oc.tokens - nc.affirmed) else 0.0,
         "someone_else": 1.0 if someone_else(nc.subject, oc.subject) else 0.0,
         "qualifier_conflict": 1.0 if _conflict(n.text, o.text, nc.value_nouns & oc.value_nouns) else 0.0,
         "older_other_person": 1.0 if oc.other_person else 0.0,
@@ -278,6 +275,15 @@ def shipped() -> PairModel | None:
 # ---------------------------------------------------------------------------- candidates from the graph
 
 
+def _read_sides(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, tuple[Side, bool]]:
+    """The records ``ids`` as pair sides, each with whether a newer memory was stored before it arrived."""
+    out: dict[str, tuple[Side, bool]] = {}
+    for i in range(0, len(ids), 5000):
+        for row in store.read("derived/supersession_sources", tenant=tenant, ids=list(ids[i : i + 5000])):
+            out[row["id"]] = (_side(row), bool(row["later_stored"]))
+    return out
+
+
 def _side(row: dict[str, Any]) -> Side:
     return Side(
         row["id"], row["text"], row["at"], frozenset(row.get("mentions") or ()), row.get("stream"), cues(row["text"])
@@ -287,28 +293,32 @@ def _side(row: dict[str, Any]) -> Side:
 def candidate_pairs(store: Store, tenant: str, ids: Sequence[str], *, k: int = NEIGHBOURS) -> list[Pair]:
     """The (newer, older) pairs the pass scores for the records ``ids``: each memory that could state a change
     (or that arrived after a newer memory was stored) with its ``k`` nearest records; the newer side of a pair
-    must be able to state a change. Each pair once, at the better of its ranks."""
-    sources: dict[str, Side] = {}
-    search: list[str] = []
-    for i in range(0, len(ids), 5000):
-        for row in store.read("derived/supersession_sources", tenant=tenant, ids=list(ids[i : i + 5000])):
-            side = sources[row["id"]] = _side(row)
-            if side.cues.changes or row["later_stored"]:
-                search.append(side.id)
-    found: dict[tuple[str, str], tuple[Side, Side, float]] = {}
+    must be able to state a change. Each pair once, at the better of its ranks. The neighbour statement returns
+    ids and scores only; a neighbour outside ``ids`` is read once, whatever the number of memories it is near."""
+    sources = _read_sides(store, tenant, ids)
+    search = [i for i, (side, later) in sources.items() if side.cues.changes or later]
+    near_of: dict[str, list[tuple[str, float]]] = {}
+    fetch = max(FETCH_FILTERED, 4 * k) if store.server_info().filtered_vector_search else FETCH
     for i in range(0, len(search), BATCH):
         for row in store.read(
-            "derived/supersession_neighbors", tenant=tenant, ids=search[i : i + BATCH], k=k, fetch=FETCH
+            "derived/supersession_neighbors", tenant=tenant, ids=search[i : i + BATCH], k=k, fetch=fetch
         ):
-            src = sources[row["id"]]
-            for near in row["near"]:
-                other = sources.get(near["id"]) or _side(near)
-                if other.at == src.at:
-                    continue  # no order to read a change from
-                newer, older = (src, other) if src.at > other.at else (other, src)
-                if newer.cues.changes:
-                    sim = cosine(near["score"])
-                    found[(newer.id, older.id)] = (newer, older, sim if sim is not None else 0.0)
+            near_of[row["id"]] = [(n["id"], n["score"]) for n in row["near"]]
+    missing = sorted({n for near in near_of.values() for n, _ in near} - set(sources))
+    sides = {i: side for i, (side, _) in sources.items()} | {
+        i: side for i, (side, _) in _read_sides(store, tenant, missing).items()
+    }
+    found: dict[tuple[str, str], tuple[Side, Side, float]] = {}
+    for sid, near in near_of.items():
+        src = sides[sid]
+        for nid, score_ in near:
+            other = sides.get(nid)
+            if other is None or other.at == src.at:
+                continue  # gone meanwhile, or no order to read a change from
+            newer, older = (src, other) if src.at > other.at else (other, src)
+            if newer.cues.changes:
+                sim = cosine(score_)
+                found[(newer.id, older.id)] = (newer, older, sim if sim is not None else 0.0)
     return ranked_pairs(found)
 
 

@@ -3,7 +3,8 @@
 // vector, earlier or later), the tenant filtered inside the vector index (Neo4j 2026.x: SEARCH ... WHERE
 // m.tenant = $tenant); $fetch of them are read so that $k remain after the rest of the rule.
 // params: $tenant (string), $ids (list of strings), $k (int), $fetch (int)
-// returns: id, near (list of {id, text, at, stream, mentions, score}; score is the normalised cosine)
+// returns: id, near (list of {id, score}; score is the normalised cosine; the pass reads what it lacks of
+//          each neighbour through derived/supersession_sources)
 :param tenant => 'demo';
 :param ids => ['c2'];
 :param k => 8;
@@ -19,7 +20,6 @@ CALL (src) {
   WHERE m <> src AND m:Episode AND m.origin = 'record' AND m.merged_into IS NULL
     AND coalesce(m.user, '') = coalesce(src.user, '')
   WITH m, score ORDER BY score DESC, m.id ASC LIMIT $k
-  RETURN collect({id: m.id, text: m.text, at: m.at, stream: m.stream,
-                  mentions: [(m)-[:MENTIONS]->(e:Entity) | e.key], score: score}) AS near
+  RETURN collect({id: m.id, score: score}) AS near
 }
 RETURN src.id AS id, near
