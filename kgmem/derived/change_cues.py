@@ -323,7 +323,7 @@ def someone_else(newer: str | None, older: str | None) -> bool:
     return False
 
 
-_QUALIFIED = re.compile(r"([a-z][\w-]*)\s+(?:[a-z][\w-]*\s+)?$", re.IGNORECASE)
+_QUALIFIER_BEFORE = re.compile(r"([a-z][\w-]*)[\s:]+$")  # the word right before a noun (lower-cased text)
 
 
 def qualifiers(text: str, nouns: frozenset[str]) -> dict[str, str]:
@@ -335,7 +335,7 @@ def qualifiers(text: str, nouns: frozenset[str]) -> dict[str, str]:
         i = low.find(noun)
         if i <= 0:
             continue
-        m = re.search(r"([a-z][\w-]*)[\s:]+$", low[:i])
+        m = _QUALIFIER_BEFORE.search(low[:i])
         if m and m.group(1) not in _STOPWORDS and m.group(1) not in _NOT_NAMES:
             out[noun] = m.group(1)
     return out

@@ -172,21 +172,25 @@ def _conflict(newer: str, older: str, nouns: frozenset[str]) -> bool:
     return any(qn[k] != qo[k] for k in qn.keys() & qo.keys())
 
 
-RULE_CONFIDENCE = 0.9  # the confidence written on a link by the implications table (documented, not fitted)
+RULE_CONFIDENCE = 0.9  # the confidence written on a link by rule (a correction, an implication): set, not fitted
 
 
 def decide(model: PairModel, values: dict[str, float], threshold: float | None = None) -> tuple[float, str, str] | None:
-    """Whether a pair is linked: (confidence, ``"model"`` or ``"rule"``, which rule or ``""``). Never when the two
-    are about different people (:func:`~kgmem.derived.change_cues.someone_else`: "my sister doesn't like
-    pistachio anymore" retires nothing of mine) or the newer is a question or tentative ("should I quit?",
-    "thinking about moving": no positive of the training data is either; a decided future such as "Aunt Rosa
-    will take him" may be a change); by the model at or above its threshold; else by rule: a correction that
-    negates a word of the older ("correction: the 21st, not the 14th"), or the implications table (a diet, sobriety, a sale: :data:`~kgmem.derived.change_cues.IMPLICATIONS`) when the newer
-    is no temporary arrangement and the older is not about someone else. Used by the pass and by the fit alike."""
+    """Whether a pair is linked: (confidence, ``"model"`` or ``"rule"``, which rule or ``""``). Used by the pass
+    and by the fit alike.
+
+    Never when the two are about different people (:func:`~kgmem.derived.change_cues.someone_else`: "my sister
+    doesn't like pistachio anymore" retires nothing of mine), when the newer is a question or tentative ("should
+    I quit?", "thinking about moving": no positive of the training data is either; a decided future such as
+    "Aunt Rosa will take him" may be a change), or when its sentence about the older's topic keeps it as it was
+    and corrects nothing ("… still a cortado girl"). Else by the model at or above its threshold; else by rule:
+    a correction that negates a word of the older ("correction: the 21st, not the 14th"), or the implications
+    table (a diet, sobriety, a sale: :data:`~kgmem.derived.change_cues.IMPLICATIONS`) when the newer is no
+    temporary arrangement and the older is not about someone else."""
     if values.get("someone_else") or values.get("question") or values.get("tentative"):
         return None
     if values.get("kept_in_clause") and not values.get("correction"):
-        return None  # the sentence about the older's topic keeps it as it was: "… still a cortado girl"
+        return None
     p = model.probability(values)
     if p >= (model.threshold if threshold is None else threshold):
         return p, "model", ""
