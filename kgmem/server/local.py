@@ -486,7 +486,7 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
         lib.symlink_to(dist / "lib")
 
     if first_start:
-        password = secrets.token_urlsafe(18)
+        password = new_password()
         _run_admin(java, settings, ["dbms", "set-initial-password", password])
     elif not password:
         raise ServerError(
@@ -606,6 +606,12 @@ def _wait_ready(settings: ServerSettings, password: str | None, pid: int, deadli
     )
 
 
+def new_password() -> str:
+    """A random initial password that neo4j-admin reads as a value: hex never begins with '-' (one
+    ``token_urlsafe`` in 64 did, and neo4j-admin took it for an unknown option and printed its usage)."""
+    return secrets.token_hex(18)
+
+
 def _run_admin(java: str, settings: ServerSettings, args: list[str]) -> None:
     cmd = [
         java,
@@ -617,7 +623,8 @@ def _run_admin(java: str, settings: ServerSettings, args: list[str]) -> None:
     env = {**os.environ, "NEO4J_HOME": str(settings.home), "NEO4J_CONF": str(settings.home / "conf")}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=settings.home)
     if proc.returncode != 0:
-        raise ServerError(f"neo4j-admin {' '.join(args[:2])} failed: {(proc.stdout + proc.stderr).strip()[-800:]}")
+        out = (proc.stderr + proc.stdout).strip()  # the reason is on the first lines, the usage after it
+        raise ServerError(f"neo4j-admin {' '.join(args[:2])} failed: {out if len(out) <= 800 else out[:800] + ' …'}")
 
 
 def stop(settings: ServerSettings | None = None, timeout: float = 60.0) -> dict:
