@@ -42,7 +42,7 @@ def test_concurrent_writers(base):
 
 def test_client_killed_mid_ingest(base, tmp_path):
     # killed once 500 records are committed (a count, not a time): 2,000 leave 1,500 for the re-run to complete,
-    # as much a crash mid-ingest as the bench's 5,000 (which took 170 s of the test run)
+    # as much a crash mid-ingest as the bench's 5,000, in a third of the time
     row = rel.check_client_killed(base, tmp_path, n=2000)
     assert any(note.startswith("killed at") for note in row.notes), row.notes
     _assert_clean(row)
