@@ -15,6 +15,9 @@ from pathlib import Path
 DEFAULT_HITS = 10  # recall hits when the caller does not say (API, CLI, MCP)
 DEFAULT_RRF_K = 10  # reciprocal rank fusion constant (kgmem.query.fusion; see its docstring for why 10)
 DEFAULT_BATCH = 2048  # ingest: one transaction per batch; bigger batches leave fewer, larger index segments
+# the inferred-supersession pass pairs a first load's records by a matrix product over their vectors up to this
+# many (the write hands it the vectors); above, or when the tenant holds other records, it asks the vector index
+IN_MEMORY_PAIRS_MAX = 200_000
 DEFAULT_TENANT = "default"
 DEFAULT_ROOTS = 3  # why: root causes returned unless told
 DEFAULT_WHY_DEPTH = 6  # why: CAUSED_BY hops walked unless told

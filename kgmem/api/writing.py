@@ -41,6 +41,7 @@ class Writing(GraphBase):
 
         self._ready()
         unchanged: list[str] = []
+        vectors: dict[str, Any] | None = {} if infer_supersession else None  # each record's vector, for the pass
         report = _ingest(
             self.store,
             records,
@@ -52,6 +53,7 @@ class Writing(GraphBase):
             progress=progress,
             force=force,
             unchanged_ids=unchanged,
+            vectors_out=vectors,
         )
         if report.ids:  # the derived stream context of the new memories and their neighbours
             _context.refresh_for(self.store, self.tenant, report.ids)
@@ -67,7 +69,7 @@ class Writing(GraphBase):
             # the new records, and unchanged ones a run killed before this pass left unread (marked when read)
             ids = report.ids + (_supersession.unchecked(self.store, self.tenant, unchanged) if unchanged else [])
             if ids:
-                created = _supersession.run(self.store, self.tenant, ids)
+                created = _supersession.run(self.store, self.tenant, ids, vectors=vectors)
                 report.edges["inferred_supersedes"] = report.edges.get("inferred_supersedes", 0) + created
                 report.linked += created
         return report

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 IMPLICATIONS_VERSION = "implications/v2"  # v2: the two platform entries dropped (iOS and Android coexist)
 
@@ -329,6 +330,8 @@ _QUALIFIER_BEFORE = re.compile(r"([a-z][\w-]*)[\s:]+$")  # the word right before
 def qualifiers(text: str, nouns: frozenset[str]) -> dict[str, str]:
     """For each of ``nouns`` (value nouns both statements use), the content word right before its first use
     ("search p99" → {"p99": "search"}, "Q3 events budget" → {"budget": "events"})."""
+    if not nouns:
+        return {}
     out: dict[str, str] = {}
     low = text.lower()
     for noun in nouns:
@@ -787,12 +790,20 @@ def tokens_outside_negation(text: str) -> frozenset[str]:
     return tokens(_NEGATING.sub(" ", text))
 
 
+_CACHE = 1 << 16  # texts remembered by the per-text helpers below (the pass pairs each memory with up to 16)
+
+
+@lru_cache(maxsize=_CACHE)
+def _sentences(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    return tuple((s, content_words(s)) for s in (_SENTENCE.findall(text) or [text]))
+
+
 def nearest_sentence(text: str, words: frozenset[str]) -> str:
     """The sentence of ``text`` that shares the most content words with ``words`` (the first on a tie)."""
-    sentences = _SENTENCE.findall(text) or [text]
-    return max(sentences, key=lambda s: len(content_words(s) & words))
+    return max(_sentences(text), key=lambda sw: len(sw[1] & words))[0]
 
 
+@lru_cache(maxsize=_CACHE)
 def keeps_without_change(sentence: str) -> bool:
     """Whether a sentence says a thing stays as it was ("still a cortado girl", "hasn't changed") and states no
     change of its own."""
@@ -864,6 +875,14 @@ def cues(text: str) -> Cues:
 
 def implied_retirements(newer_text: str, older_text: str) -> tuple[str, ...]:
     """The implications by which ``newer_text`` retires ``older_text`` (names from :data:`IMPLICATIONS`)."""
-    return tuple(
-        name for name, trigger, retired in IMPLICATIONS if trigger.search(newer_text) and retired.search(older_text)
+    triggered, retired = _implication_sides(newer_text)[0], _implication_sides(older_text)[1]
+    return tuple(name for name, _, _ in IMPLICATIONS if name in triggered and name in retired)
+
+
+@lru_cache(maxsize=_CACHE)
+def _implication_sides(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The implications ``text`` triggers, and those whose retired side it matches."""
+    return (
+        frozenset(name for name, trigger, _ in IMPLICATIONS if trigger.search(text)),
+        frozenset(name for name, _, retired in IMPLICATIONS if retired.search(text)),
     )

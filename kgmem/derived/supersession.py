@@ -29,8 +29,9 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
+from ..config import IN_MEMORY_PAIRS_MAX
 from ..results import cosine
 from ..store import Store
 from .change_cues import (
@@ -104,6 +105,7 @@ class Side:
     mentions: frozenset[str]
     stream: str | None
     cues: Cues
+    user: str | None = None
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,9 @@ def _conflict(newer: str, older: str, nouns: frozenset[str]) -> bool:
 RULE_CONFIDENCE = 0.9  # the confidence written on a link by rule (a correction, an implication): set, not fitted
 
 
-def decide(model: PairModel, values: dict[str, float], threshold: float | None = None) -> tuple[float, str, str] | None:
+def decide(
+    model: PairModel, values: dict[str, float], threshold: float | None = None, *, probability: float | None = None
+) -> tuple[float, str, str] | None:
     """Whether a pair is linked: (confidence, ``"model"`` or ``"rule"``, which rule or ``""``). Used by the pass
     and by the fit alike.
 
@@ -191,7 +195,7 @@ def decide(model: PairModel, values: dict[str, float], threshold: float | None =
         return None
     if values.get("kept_in_clause") and not values.get("correction"):
         return None
-    p = model.probability(values)
+    p = model.probability(values) if probability is None else probability
     if p >= (model.threshold if threshold is None else threshold):
         return p, "model", ""
     if values.get("correction") and values.get("negates_older"):  # "correction: the 21st, not the 14th"
@@ -224,6 +228,17 @@ class PairModel:
         for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef):
             z += w * (values.get(name, 0.0) - mu) / (sd or 1.0)
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+    def probabilities(self, rows: Sequence[dict[str, float]]) -> list[float]:
+        """:meth:`probability` of many feature rows at once (one matrix product)."""
+        import numpy as np
+
+        if not rows:
+            return []
+        x = np.array([[r.get(name, 0.0) for name in self.features] for r in rows], dtype=np.float64)
+        scale = np.array([sd or 1.0 for sd in self.scale])
+        z = self.intercept + ((x - np.array(self.mean)) / scale) @ np.array(self.coef)
+        return [float(v) for v in 1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0)))]
 
     def contributions(self, values: dict[str, float]) -> dict[str, float]:
         """Each feature's share of the log-odds (for ``--explain``)."""
@@ -279,39 +294,135 @@ def shipped() -> PairModel | None:
 # ---------------------------------------------------------------------------- candidates from the graph
 
 
-def _read_sides(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, tuple[Side, bool]]:
-    """The records ``ids`` as pair sides, each with whether a newer memory was stored before it arrived."""
-    out: dict[str, tuple[Side, bool]] = {}
+def _read_sides(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, Side]:
+    """The records ``ids`` as pair sides."""
+    out: dict[str, Side] = {}
     for i in range(0, len(ids), 5000):
         for row in store.read("derived/supersession_sources", tenant=tenant, ids=list(ids[i : i + 5000])):
-            out[row["id"]] = (_side(row), bool(row["later_stored"]))
+            out[row["id"]] = _side(row)
     return out
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
 def _side(row: dict[str, Any]) -> Side:
     return Side(
-        row["id"], row["text"], row["at"], frozenset(row.get("mentions") or ()), row.get("stream"), cues(row["text"])
+        row["id"],
+        row["text"],
+        _EPOCH + dt.timedelta(milliseconds=row["at_ms"]),
+        frozenset(row.get("mentions") or ()),
+        row.get("stream"),
+        cues(row["text"]),
+        row.get("user"),
     )
 
 
-def candidate_pairs(store: Store, tenant: str, ids: Sequence[str], *, k: int = NEIGHBOURS) -> list[Pair]:
-    """The (newer, older) pairs the pass scores for the records ``ids``: each memory that could state a change
-    (or that arrived after a newer memory was stored) with its ``k`` nearest records; the newer side of a pair
-    must be able to state a change. Each pair once, at the better of its ranks. The neighbour statement returns
-    ids and scores only; a neighbour outside ``ids`` is read once, whatever the number of memories it is near."""
-    sources = _read_sides(store, tenant, ids)
-    search = [i for i, (side, later) in sources.items() if side.cues.changes or later]
+def newest_outside(store: Store, tenant: str, ids: Sequence[str]) -> dt.datetime | None:
+    """The valid time of the tenant's newest record outside ``ids`` (None when it holds none)."""
+    unique = sorted(set(ids))
+    rows = store.read("derived/newest_records", tenant=tenant, ids=unique, limit=len(unique) + 1)
+    latest: dt.datetime | None = rows[0]["latest"] if rows else None
+    return latest
+
+
+def _near_by_index(store: Store, tenant: str, search: Sequence[str], k: int) -> dict[str, list[tuple[str, float]]]:
+    """Each memory's ``k`` nearest records of the tenant by the vector index (normalised scores)."""
     near_of: dict[str, list[tuple[str, float]]] = {}
     fetch = max(FETCH_FILTERED, 4 * k) if store.server_info().filtered_vector_search else FETCH
     for i in range(0, len(search), BATCH):
         for row in store.read(
-            "derived/supersession_neighbors", tenant=tenant, ids=search[i : i + BATCH], k=k, fetch=fetch
+            "derived/supersession_neighbors", tenant=tenant, ids=list(search[i : i + BATCH]), k=k, fetch=fetch
         ):
             near_of[row["id"]] = [(n["id"], n["score"]) for n in row["near"]]
-    missing = sorted({n for near in near_of.values() for n, _ in near} - set(sources))
-    sides = {i: side for i, (side, _) in sources.items()} | {
-        i: side for i, (side, _) in _read_sides(store, tenant, missing).items()
-    }
+    return near_of
+
+
+def top_k(scores: Any, k: int, block: int = 64) -> Any:
+    """The column indices of each row's ``k`` highest scores (in no order), for 0 < ``k`` < the columns: the
+    ``k`` blocks of ``block`` columns with the highest maxima hold them, so only those are partitioned."""
+    import numpy as np
+
+    rows, cols = scores.shape
+    if cols <= block * k:
+        return np.argpartition(scores, -k, axis=1)[:, -k:]
+    pad = (-cols) % block
+    blocks = np.pad(scores, ((0, 0), (0, pad)), constant_values=-np.inf).reshape(rows, -1, block)
+    best = np.argpartition(blocks.max(axis=2), -k, axis=1)[:, -k:]
+    held = np.take_along_axis(blocks, best[:, :, None], axis=1).reshape(rows, -1)
+    where = (best[:, :, None] * block + np.arange(block)).reshape(rows, -1)
+    return np.take_along_axis(where, np.argpartition(held, -k, axis=1)[:, -k:], axis=1)
+
+
+def _near_in_memory(
+    store: Store,
+    tenant: str,
+    sides: dict[str, Side],
+    search: Sequence[str],
+    k: int,
+    vectors: Mapping[str, Any] | None,
+) -> dict[str, list[tuple[str, float]]]:
+    """Each memory's ``k`` nearest of ``sides`` (the same user), exactly, by a matrix product: what the vector
+    index would answer when the tenant holds no other record, without a query per memory. The vectors come from
+    the write that stored them (``vectors``), else from the graph."""
+    import numpy as np
+
+    have = {i: vectors[i] for i in sides if vectors is not None and i in vectors}
+    missing = [i for i in sides if i not in have]
+    for i in range(0, len(missing), 5000):
+        for row in store.read("derived/supersession_vectors", tenant=tenant, ids=missing[i : i + 5000]):
+            have[row["id"]] = row["embedding"]
+    wanted = set(search)
+    by_user: dict[str | None, list[str]] = {}
+    for mid in sorted(have):
+        by_user.setdefault(sides[mid].user, []).append(mid)
+    near_of: dict[str, list[tuple[str, float]]] = {}
+    for members in by_user.values():
+        matrix = np.asarray([have[m] for m in members], dtype=np.float32)
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        rows = [r for r, m in enumerate(members) if m in wanted]
+        take = min(k, len(members) - 1)
+        step = max(1, min(1024, (1 << 25) // max(1, len(members))))  # about 128 MB of scores at a time
+        for start in range(0, len(rows), step):
+            chunk = rows[start : start + step]
+            sims = matrix[chunk] @ matrix.T
+            sims[np.arange(len(chunk)), chunk] = -np.inf  # not itself
+            if take <= 0:
+                continue
+            top = top_k(sims, take)
+            for j, r in enumerate(chunk):
+                # the index's order: score descending, then id (members are sorted by id)
+                ranked = sorted(((float(sims[j, c]), int(c)) for c in top[j] if c != r), key=lambda t: (-t[0], t[1]))
+                near_of[members[r]] = [(members[c], (1.0 + cos) / 2.0) for cos, c in ranked]
+    return near_of
+
+
+def candidate_pairs(
+    store: Store,
+    tenant: str,
+    ids: Sequence[str],
+    *,
+    k: int = NEIGHBOURS,
+    vectors: Mapping[str, Any] | None = None,
+) -> list[Pair]:
+    """The (newer, older) pairs the pass scores for the records ``ids``: each memory that could state a change
+    (or that is older than a record already stored) with its ``k`` nearest records; the newer side of a pair
+    must be able to state a change. Each pair once, at the better of its ranks.
+
+    When the tenant holds no record outside ``ids`` (a first load, a rebuild), the neighbours are found among
+    ``ids`` by a matrix product over their vectors (``vectors``, {id: vector}, from the write; else read), which
+    is exact and costs no query per memory; otherwise the vector index is asked. The neighbour statement
+    returns ids and scores only; a neighbour outside ``ids`` is read once, whatever the number of memories it
+    is near."""
+    sides = _read_sides(store, tenant, ids)
+    latest = newest_outside(store, tenant, ids)
+    search = [i for i, side in sides.items() if side.cues.changes or (latest is not None and side.at < latest)]
+    if latest is None and len(sides) <= IN_MEMORY_PAIRS_MAX:
+        near_of = _near_in_memory(store, tenant, sides, search, k, vectors)
+    else:
+        near_of = _near_by_index(store, tenant, search, k)
+    missing = sorted({n for near in near_of.values() for n, _ in near} - set(sides))
+    sides |= _read_sides(store, tenant, missing)
     found: dict[tuple[str, str], tuple[Side, Side, float]] = {}
     for sid, near in near_of.items():
         src = sides[sid]
@@ -342,9 +453,9 @@ def ranked_pairs(found: dict[tuple[str, str], tuple[Side, Side, float]]) -> list
 def score(pairs: Sequence[Pair], model: PairModel) -> list[dict[str, Any]]:
     """Links for the pairs whose probability reaches the model's threshold, strongest first."""
     links: list[dict[str, Any]] = []
-    for pair in pairs:
-        values = pair_features(pair)
-        linked = decide(model, values)
+    rows = [pair_features(pair) for pair in pairs]
+    for pair, values, p in zip(pairs, rows, model.probabilities(rows)):
+        linked = decide(model, values, probability=p)
         if linked is not None:
             p, by, rule = linked
             c = pair.newer.cues
@@ -360,12 +471,19 @@ def score(pairs: Sequence[Pair], model: PairModel) -> list[dict[str, Any]]:
     return links
 
 
-def infer(store: Store, tenant: str, ids: Sequence[str], model: PairModel | None = None) -> list[dict[str, Any]]:
-    """The inferred SUPERSEDES links for the records ``ids`` (not written)."""
+def infer(
+    store: Store,
+    tenant: str,
+    ids: Sequence[str],
+    model: PairModel | None = None,
+    vectors: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The inferred SUPERSEDES links for the records ``ids`` (not written); ``vectors`` as for
+    :func:`candidate_pairs`."""
     model = model or shipped()
     if model is None or not ids:
         return []
-    return score(candidate_pairs(store, tenant, ids), model)
+    return score(candidate_pairs(store, tenant, ids, vectors=vectors), model)
 
 
 def write(store: Store, tenant: str, links: list[dict[str, Any]], checked: Sequence[str]) -> int:
@@ -380,10 +498,16 @@ def write(store: Store, tenant: str, links: list[dict[str, Any]], checked: Seque
     return created
 
 
-def run(store: Store, tenant: str, ids: Sequence[str], model: PairModel | None = None) -> int:
+def run(
+    store: Store,
+    tenant: str,
+    ids: Sequence[str],
+    model: PairModel | None = None,
+    vectors: Mapping[str, Any] | None = None,
+) -> int:
     """Infer (with ``model``, else the shipped one) and write the links of the records ``ids``; returns how many
-    edges were created."""
-    links = infer(store, tenant, ids, model)
+    edges were created. ``vectors`` ({id: vector}, from the write) spares reading them back."""
+    links = infer(store, tenant, ids, model, vectors)
     return write(store, tenant, links, ids)
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..config import DEFAULT_BATCH
+from ..config import DEFAULT_BATCH, IN_MEMORY_PAIRS_MAX
 from ..embed import Embedder
 from ..errors import InputError
 from ..results import IngestReport
@@ -68,6 +68,7 @@ class Ingestor:
         compile_text: bool = True,
         force: bool = False,
         unchanged_ids: list[str] | None = None,
+        vectors_out: dict[str, Any] | None = None,
     ):
         self.store = store
         self.embedder = embedder
@@ -78,6 +79,7 @@ class Ingestor:
         # ids of records found already stored with the same content (the caller may finish their derived
         # work: after a crash between the write and the inference pass, a re-run is what completes it)
         self.unchanged_ids = unchanged_ids if unchanged_ids is not None else []
+        self.vectors_out = vectors_out
 
     # ------------------------------------------------------------------ phases
 
@@ -292,6 +294,8 @@ class Ingestor:
                 vectors = embed(rows)
                 if pending:
                     done = self._collect(pending, report, progress, done, total)
+                if self.vectors_out is not None and len(self.vectors_out) < IN_MEMORY_PAIRS_MAX:
+                    self.vectors_out.update((r.id, vectors[r.text]) for r in rows if r.origin == "record")
                 pending = (write_pool.submit(write, rows, vectors, links), len(batches[b]), rows, tenant)
             if pending:
                 done = self._collect(pending, report, progress, done, total)
@@ -329,8 +333,10 @@ def ingest(
     now: dt.datetime | None = None,
     force: bool = False,
     unchanged_ids: list[str] | None = None,
+    vectors_out: dict[str, Any] | None = None,
 ) -> IngestReport:
-    """``unchanged_ids``: a list that receives the ids of records already stored with the same content."""
+    """``unchanged_ids``: a list that receives the ids of records already stored with the same content;
+    ``vectors_out``: a dict that receives each written record's vector by id (for the derived passes)."""
     return Ingestor(
         store,
         embedder,
@@ -339,6 +345,7 @@ def ingest(
         compile_text=compile_text,
         force=force,
         unchanged_ids=unchanged_ids,
+        vectors_out=vectors_out,
     ).run(source, tenant=tenant, progress=progress, now=now)
 
 

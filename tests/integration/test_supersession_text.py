@@ -195,3 +195,40 @@ def test_now_says_when_the_words_retired_a_slot_s_value(mg, capsys):
 
     print_slot(ans)
     assert "retired by mgr2" in capsys.readouterr().out
+
+
+def test_a_first_load_is_paired_in_memory_as_the_vector_index_would_pair_it(mg):
+    """A batch into a tenant that holds no other record is paired by a matrix product over its vectors (from the
+    write, or read back): the same neighbours, in the same order, as the vector index gives."""
+    records = [*STORY, QUIT, *CONTROLS]
+    mg.ingest(records, infer_supersession=False)
+    ids = [r["id"] for r in records]
+    assert sup.newest_outside(mg.store, mg.tenant, ids) is None
+    sides = sup._read_sides(mg.store, mg.tenant, ids)
+    search = sorted(sides)
+    by_index = sup._near_by_index(mg.store, mg.tenant, search, 4)
+    read_back = sup._near_in_memory(mg.store, mg.tenant, sides, search, 4, None)
+    handed = {m: mg.embedder.encode([sides[m].text])[0] for m in sides}
+    from_write = sup._near_in_memory(mg.store, mg.tenant, sides, search, 4, handed)
+    for near in (read_back, from_write):
+        assert {m: [n for n, _ in v] for m, v in near.items()} == {m: [n for n, _ in v] for m, v in by_index.items()}
+        for m, v in near.items():
+            assert [round(s, 4) for _, s in v] == [round(s, 4) for _, s in by_index[m]]
+
+
+def test_a_later_batch_asks_the_index_and_never_pairs_two_users(mg):
+    """With records already stored, a new batch is paired through the vector index (the newest record outside it
+    is known); records of two users are never paired, whichever way the neighbours are found."""
+    mg.ingest([STORY[0]])
+    assert sup.newest_outside(mg.store, mg.tenant, ["quit"]).isoformat().startswith("2026-01-10")
+    report = mg.ingest([QUIT])
+    assert report.edges["inferred_supersedes"] == 1 and _inferred(mg) == {("quit", "smoke")}
+
+    other = mg.for_tenant(f"{mg.tenant}-users")
+    try:
+        other.ingest([{**STORY[0], "user": "ann"}, {**QUIT, "user": "bob"}])
+        assert _inferred(other) == set()
+        other.ingest([{**STORY[0], "id": "smoke-bob", "user": "bob"}])  # a later batch: the index
+        assert _inferred(other) == {("quit", "smoke-bob")}
+    finally:
+        other.store.auto_commit("admin/delete_tenant", tenant=other.tenant)
