@@ -224,10 +224,7 @@ class PairModel:
     chain_weight: float = 1.0  # recall's currency step (kgmem.query.currency.retire), chosen with the model
 
     def probability(self, values: dict[str, float]) -> float:
-        z = self.intercept
-        for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef):
-            z += w * (values.get(name, 0.0) - mu) / (sd or 1.0)
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+        return self.probabilities([values])[0]
 
     def probabilities(self, rows: Sequence[dict[str, float]]) -> list[float]:
         """:meth:`probability` of many feature rows at once (one matrix product)."""
@@ -382,13 +379,13 @@ def _near_in_memory(
         matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
         rows = [r for r, m in enumerate(members) if m in wanted]
         take = min(k, len(members) - 1)
+        if take <= 0:
+            continue  # a user with one record: nothing to pair it with
         step = max(1, min(1024, (1 << 25) // max(1, len(members))))  # about 128 MB of scores at a time
         for start in range(0, len(rows), step):
             chunk = rows[start : start + step]
             sims = matrix[chunk] @ matrix.T
             sims[np.arange(len(chunk)), chunk] = -np.inf  # not itself
-            if take <= 0:
-                continue
             top = top_k(sims, take)
             for j, r in enumerate(chunk):
                 # the index's order: score descending, then id (members are sorted by id)
