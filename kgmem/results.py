@@ -70,6 +70,8 @@ class IngestReport:
         }
     )
     ids: list[str] = field(default_factory=list)  # created record ids, in write order
+    # wall-clock seconds of each phase: write (normalise, embed, store), context, causes, supersession
+    timings: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {
@@ -83,6 +85,7 @@ class IngestReport:
             "entities": self.entities,
             "new_predicates": list(self.new_predicates),
             "edges": dict(self.edges),
+            "timings": {k: round(v, 3) for k, v in self.timings.items()},
         }
 
 

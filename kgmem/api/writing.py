@@ -5,6 +5,7 @@ the methods, so a command that only reads never loads them."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..config import DEFAULT_BATCH
@@ -42,36 +43,49 @@ class Writing(GraphBase):
         self._ready()
         unchanged: list[str] = []
         vectors: dict[str, Any] | None = {} if infer_supersession else None  # each record's vector, for the pass
-        report = _ingest(
-            self.store,
-            records,
-            tenant=self.tenant,
-            embedder=self.embedder,
-            vocabulary=self.vocabulary,
-            batch_size=batch_size,
-            compile_text=compile_facts,
-            progress=progress,
-            force=force,
-            unchanged_ids=unchanged,
-            vectors_out=vectors,
-        )
-        if report.ids:  # the derived stream context of the new memories and their neighbours
-            _context.refresh_for(self.store, self.tenant, report.ids)
-        # unchanged records without any cause: a run killed after its write but before this pass left them
-        # uninferred, and a re-run is what completes it (links are merged: a repeat creates nothing)
-        todo = report.ids + (_uninferred(self.store, self.tenant, unchanged) if infer_causes and unchanged else [])
-        if infer_causes and todo:
-            links = _causal.infer_links(self.store, self.embedder, self.tenant, todo)
-            created = _causal.write_links(self.store, self.tenant, links)
-            report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
-            report.linked += created
-        if infer_supersession:
-            # the new records, and unchanged ones a run killed before this pass left unread (marked when read)
-            ids = report.ids + (_supersession.unchecked(self.store, self.tenant, unchanged) if unchanged else [])
-            if ids:
-                created = _supersession.run(self.store, self.tenant, ids, vectors=vectors)
-                report.edges["inferred_supersedes"] = report.edges.get("inferred_supersedes", 0) + created
+        started = [time.perf_counter()]
+
+        def lap(phase: str) -> None:  # the wall-clock seconds of a phase, into report.timings
+            now = time.perf_counter()
+            report.timings[phase] = now - started[0]
+            started[0] = now
+
+        with _supersession.CueWarmer() as warm:  # the pass's per-text work, beside the embedder
+            report = _ingest(
+                self.store,
+                records,
+                tenant=self.tenant,
+                embedder=self.embedder,
+                vocabulary=self.vocabulary,
+                batch_size=batch_size,
+                compile_text=compile_facts,
+                progress=progress,
+                force=force,
+                unchanged_ids=unchanged,
+                vectors_out=vectors,
+                texts_out=warm.submit if infer_supersession else None,
+            )
+            lap("write")
+            if report.ids:  # the derived stream context of the new memories and their neighbours
+                _context.refresh_for(self.store, self.tenant, report.ids)
+            lap("context")
+            # unchanged records without any cause: a run killed after its write but before this pass left them
+            # uninferred, and a re-run is what completes it (links are merged: a repeat creates nothing)
+            todo = report.ids + (_uninferred(self.store, self.tenant, unchanged) if infer_causes and unchanged else [])
+            if infer_causes and todo:
+                links = _causal.infer_links(self.store, self.embedder, self.tenant, todo)
+                created = _causal.write_links(self.store, self.tenant, links)
+                report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
                 report.linked += created
+            lap("causes")
+            if infer_supersession:
+                # the new records, and unchanged ones a run killed before this pass left unread (marked when read)
+                ids = report.ids + (_supersession.unchecked(self.store, self.tenant, unchanged) if unchanged else [])
+                if ids:
+                    created = _supersession.run(self.store, self.tenant, ids, vectors=vectors, cues_of=warm.result())
+                    report.edges["inferred_supersedes"] = report.edges.get("inferred_supersedes", 0) + created
+                    report.linked += created
+            lap("supersession")
         return report
 
     def infer_causes(self, *, rebuild: bool = True) -> dict[str, Any]:

@@ -729,12 +729,17 @@ _NEGATED = re.compile(
 _SELF_NEGATED = re.compile(r"^(?:no|not|never|any ?more|any longer)\b", re.IGNORECASE)  # said with a negation
 
 
-def _found(pattern: re.Pattern[str], text: str, *, unless_negated: bool = False) -> list[str]:
+def _found(
+    pattern: re.Pattern[str], text: str, *, unless_negated: bool = False, raw: list[str] | None = None
+) -> list[str]:
     """The matches of ``pattern``; with ``unless_negated``, not those a negation just before cancels ("no
-    changes", "hasn't moved", "not ready to quit") — a cue that carries its own negation ("no longer") stays."""
+    changes", "hasn't moved", "not ready to quit") — a cue that carries its own negation ("no longer") stays.
+    ``raw`` receives every match, cancelled or not."""
     out = []
     for m in pattern.finditer(text):
         cue = m.group(0).lower()
+        if raw is not None:
+            raw.append(cue)
         if (
             unless_negated
             and not _SELF_NEGATED.match(cue)
@@ -743,6 +748,14 @@ def _found(pattern: re.Pattern[str], text: str, *, unless_negated: bool = False)
             continue
         out.append(cue)
     return out
+
+
+def _union(patterns: list[re.Pattern[str]]) -> re.Pattern[str]:
+    """One pattern that matches where any of ``patterns`` does (all compiled with the same flags): a cheap test
+    before asking each of them."""
+    flags = {p.flags for p in patterns}
+    assert len(flags) == 1, "a union needs patterns compiled alike"
+    return re.compile("|".join(f"(?:{p.pattern})" for p in patterns), flags.pop())
 
 
 _WORD = re.compile(r"[a-z][a-z0-9']+")
@@ -814,14 +827,30 @@ def keeps_without_change(sentence: str) -> bool:
 _COMMITTED = frozenset({"will", "going to", "gonna"})  # a future that is decided: "Aunt Rosa will take him"
 
 
+_ANY_TOPIC = _union([rx for _, rx in TOPICS])
+_ANY_TRIGGER = _union([trigger for _, trigger, _ in IMPLICATIONS])
+_ANY_RETIRED = _union([retired for _, _, retired in IMPLICATIONS])
+_DIGIT = re.compile(r"\d")  # every value shape but an email holds a digit
+
+
 def _topics(text: str) -> frozenset[str]:
+    if not _ANY_TOPIC.search(text):
+        return frozenset()
     return frozenset(name for name, rx in TOPICS if rx.search(text))
 
 
+def _value_kinds(text: str) -> frozenset[str]:
+    if "@" not in text and not _DIGIT.search(text):
+        return frozenset()
+    return frozenset(kind for kind, rx in _VALUE_SHAPES if rx.search(text))
+
+
 def cues(text: str) -> Cues:
-    """The change signals of ``text`` (pure)."""
+    """The change signals of ``text`` (pure). Each family of patterns is first tried as one union, so a text
+    that holds none of them (most do not) costs one search, not one per pattern."""
     matched: list[str] = []
     counts = {}
+    raw: list[str] = []  # stop, switch and correction matches, negated or not
     for name, pattern in (
         ("stop", STOP),
         ("switch", SWITCH),
@@ -830,21 +859,29 @@ def cues(text: str) -> Cues:
         ("hypothetical", HYPOTHETICAL),
         ("temporary", TEMPORARY),
     ):
-        hits = _found(pattern, text, unless_negated=name in ("stop", "switch", "correction"))
+        changing = name in ("stop", "switch", "correction")
+        hits = _found(pattern, text, unless_negated=changing, raw=raw if changing else None)
         counts[name] = len(hits)
         matched += [f"{name}:{h}" for h in hits]
-    for name, trigger, _ in IMPLICATIONS:
-        if trigger.search(text):
-            matched.append(f"implies:{name}")
-    values = frozenset(kind for kind, rx in _VALUE_SHAPES if rx.search(text))
+    if _ANY_TRIGGER.search(text):
+        for name, trigger, _ in IMPLICATIONS:
+            if trigger.search(text):
+                matched.append(f"implies:{name}")
     clause: set[str] = set()
     stopped: set[str] = set()
-    for sentence in _SENTENCE.findall(text):
-        stops = _found(STOP, sentence, unless_negated=True)
-        if stops or _found(SWITCH, sentence, unless_negated=True) or _found(CORRECTION, sentence, unless_negated=True):
-            clause |= content_words(sentence)
-        if stops:
-            stopped |= _topics(sentence)
+    if raw:  # a sentence can state a change only where the whole text matches a change pattern
+        for sentence in _SENTENCE.findall(text):
+            stops = _found(STOP, sentence, unless_negated=True)
+            if (
+                stops
+                or _found(SWITCH, sentence, unless_negated=True)
+                or _found(CORRECTION, sentence, unless_negated=True)
+            ):
+                clause |= content_words(sentence)
+            if stops:
+                stopped |= _topics(sentence)
+    every_token = tokens(text)
+    negating = _NEGATING.search(text) is not None
     return Cues(
         stop=counts["stop"],
         switch=counts["switch"],
@@ -858,7 +895,7 @@ def cues(text: str) -> Cues:
         other_person=bool(OTHER_PERSON.search(text)),
         value_nouns=frozenset(h for h in _found(VALUE_NOUNS, text)),
         role_nouns=frozenset(h for h in _found(ROLE_NOUNS, text)),
-        values=values,
+        values=_value_kinds(text),
         numbers=frozenset(_NUMBER.findall(text)),
         matched=tuple(matched),
         clause_words=frozenset(clause),
@@ -866,9 +903,9 @@ def cues(text: str) -> Cues:
         topics=_topics(text),
         subject=subject(text),
         words=content_words(text),
-        tokens=tokens(text),
-        negated=negated_tokens(text),
-        affirmed=tokens_outside_negation(text),
+        tokens=every_token,
+        negated=negated_tokens(text) if negating else frozenset(),
+        affirmed=tokens_outside_negation(text) if negating else every_token,
         tentative=sum(1 for m in matched if m.startswith("hypothetical:") and m[13:] not in _COMMITTED),
     )
 
@@ -883,6 +920,10 @@ def implied_retirements(newer_text: str, older_text: str) -> tuple[str, ...]:
 def _implication_sides(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """The implications ``text`` triggers, and those whose retired side it matches."""
     return (
-        frozenset(name for name, trigger, _ in IMPLICATIONS if trigger.search(text)),
-        frozenset(name for name, _, retired in IMPLICATIONS if retired.search(text)),
+        frozenset(name for name, trigger, _ in IMPLICATIONS if trigger.search(text))
+        if _ANY_TRIGGER.search(text)
+        else frozenset(),
+        frozenset(name for name, _, retired in IMPLICATIONS if retired.search(text))
+        if _ANY_RETIRED.search(text)
+        else frozenset(),
     )

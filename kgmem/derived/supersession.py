@@ -118,53 +118,135 @@ class Pair:
 
 
 def pair_features(pair: Pair) -> dict[str, float]:
-    """The features of one (newer, older) pair (pure)."""
+    """The features of one (newer, older) pair (pure): the cheap ones (:func:`cheap_features`) and the rest
+    (:func:`costly_features`)."""
+    values = cheap_features(pair)
+    values.update(costly_features(pair, values))
+    return values
+
+
+def cheap_features(pair: Pair) -> dict[str, float]:
+    """Every feature but :data:`COSTLY` (pure): enough, with :meth:`PairModel.ceilings`, to know that most
+    pairs cannot be linked whatever the rest say."""
+    return dict(zip(CHEAP, _cheap_values(pair)))
+
+
+def _cheap_values(pair: Pair) -> list[float]:
+    """The values of :data:`CHEAP` for ``pair``, in that order (pure)."""
     n, o = pair.newer, pair.older
     nc, oc = n.cues, o.cues
     change = nc.stop + nc.switch + nc.correction > 0
     names_n, names_o = n.mentions, o.mentions
     union = names_n | names_o
     words_n, words_o = nc.words, oc.words
+    words_union = words_n | words_o
     gap = max(0.0, (n.at - o.at).total_seconds() / 86400)
+    shared_values = nc.values & oc.values
+    return [  # in the order of CHEAP
+        pair.cosine,  # cosine
+        1.0 / max(1, pair.rank_of_older),  # rank_of_older
+        1.0 / max(1, pair.rank_of_newer),  # rank_of_newer
+        1.0 if pair.rank_of_older == 1 and pair.rank_of_newer == 1 else 0.0,  # mutual_nearest
+        float(min(nc.stop, 2)),  # stop
+        float(min(nc.switch, 3)),  # switch
+        float(min(nc.correction, 2)),  # correction
+        pair.cosine if change else 0.0,  # change_x_cosine
+        float(min(nc.still, 2)),  # still
+        float(min(nc.hypothetical, 2)),  # hypothetical
+        float(min(nc.temporary, 2)),  # temporary
+        1.0 if nc.question else 0.0,  # question
+        1.0 if (nc.negation > 0) != (oc.negation > 0) else 0.0,  # negation_flip
+        1.0 if shared_values else 0.0,  # same_value_kind
+        1.0 if shared_values and (nc.numbers - oc.numbers) else 0.0,  # new_number
+        1.0 if nc.value_nouns & oc.value_nouns else 0.0,  # shared_value_noun
+        1.0 if nc.role_nouns and oc.role_nouns else 0.0,  # shared_role
+        len(names_n & names_o) / len(union) if union else 0.0,  # entity_overlap
+        min(len(names_n - names_o), 3) / 3,  # new_names
+        1.0 if nc.other_person and not oc.other_person else 0.0,  # other_person
+        1.0 if nc.first_person and oc.first_person else 0.0,  # both_first_person
+        len(words_n & words_o) / len(words_union) if words_union else 0.0,  # word_overlap
+        1.0 if nc.still and not change else 0.0,  # still_only
+        1.0 if oc.stop + oc.switch + oc.correction > 0 else 0.0,  # older_changes
+        math.log1p(gap),  # log_gap_days
+        1.0 if n.stream is not None and n.stream == o.stream else 0.0,  # same_stream
+        1.0 if nc.subject is not None and nc.subject == oc.subject else 0.0,  # same_subject
+        1.0 if None not in (nc.subject, oc.subject) and nc.subject != oc.subject else 0.0,  # other_subject
+        1.0 if someone_else(nc.subject, oc.subject) else 0.0,  # someone_else
+        1.0 if oc.other_person else 0.0,  # older_other_person
+        float(min(nc.tentative, 2)),  # tentative
+        1.0 if (nc.numbers - oc.numbers) and (oc.numbers - nc.numbers) and words_n & words_o else 0.0,  # replaced_value
+    ]
+
+
+# the features :func:`cheap_features` leaves out, each with the most it can be for a pair (given its cheap
+# features and cues): what :meth:`PairModel.reachable` bounds the log-odds with
+COSTLY = ("clause_overlap", "stopped_topic", "negates_older", "implication", "kept_in_clause", "qualifier_conflict")
+CHEAP = (  # in the order _cheap_values gives them
+    "cosine",
+    "rank_of_older",
+    "rank_of_newer",
+    "mutual_nearest",
+    "stop",
+    "switch",
+    "correction",
+    "change_x_cosine",
+    "still",
+    "hypothetical",
+    "temporary",
+    "question",
+    "negation_flip",
+    "same_value_kind",
+    "new_number",
+    "shared_value_noun",
+    "shared_role",
+    "entity_overlap",
+    "new_names",
+    "other_person",
+    "both_first_person",
+    "word_overlap",
+    "still_only",
+    "older_changes",
+    "log_gap_days",
+    "same_stream",
+    "same_subject",
+    "other_subject",
+    "someone_else",
+    "older_other_person",
+    "tentative",
+    "replaced_value",
+)
+assert sorted(CHEAP + COSTLY) == sorted(FEATURES), "every feature is cheap or costly, once"
+
+
+def costly_ceiling(pair: Pair) -> list[float]:
+    """For each of :data:`COSTLY`, in that order, the largest value it can take for ``pair`` (0 where a cue it
+    needs is absent: no sentence stating a change, nothing stopped, nothing negated, no implication, no value
+    noun the two share)."""
+    nc, oc = pair.newer.cues, pair.older.cues
+    return [
+        1.0 if nc.clause_words else 0.0,  # clause_overlap
+        1.0 if nc.stopped_topics else 0.0,  # stopped_topic
+        1.0 if nc.negated else 0.0,  # negates_older
+        1.0 if implication_triggers(nc) else 0.0,  # implication
+        1.0,  # kept_in_clause
+        1.0 if nc.value_nouns & oc.value_nouns else 0.0,  # qualifier_conflict
+    ]
+
+
+def costly_features(pair: Pair, cheap: Mapping[str, float]) -> dict[str, float]:
+    """The features of :data:`COSTLY` (pure)."""
+    n, o = pair.newer, pair.older
+    nc, oc = n.cues, o.cues
+    words_o = oc.words
     return {
-        "cosine": pair.cosine,
-        "rank_of_older": 1.0 / max(1, pair.rank_of_older),
-        "rank_of_newer": 1.0 / max(1, pair.rank_of_newer),
-        "mutual_nearest": 1.0 if pair.rank_of_older == 1 and pair.rank_of_newer == 1 else 0.0,
-        "stop": float(min(nc.stop, 2)),
-        "switch": float(min(nc.switch, 3)),
-        "correction": float(min(nc.correction, 2)),
-        "change_x_cosine": pair.cosine if change else 0.0,
-        "still": float(min(nc.still, 2)),
-        "hypothetical": float(min(nc.hypothetical, 2)),
-        "temporary": float(min(nc.temporary, 2)),
-        "question": 1.0 if nc.question else 0.0,
-        "negation_flip": 1.0 if (nc.negation > 0) != (oc.negation > 0) else 0.0,
-        "same_value_kind": 1.0 if nc.values & oc.values else 0.0,
-        "new_number": 1.0 if (nc.values & oc.values) and (nc.numbers - oc.numbers) else 0.0,
-        "shared_value_noun": 1.0 if nc.value_nouns & oc.value_nouns else 0.0,
-        "shared_role": 1.0 if nc.role_nouns and oc.role_nouns else 0.0,
-        "entity_overlap": len(names_n & names_o) / len(union) if union else 0.0,
-        "new_names": min(len(names_n - names_o), 3) / 3,
-        "other_person": 1.0 if nc.other_person and not oc.other_person else 0.0,
-        "both_first_person": 1.0 if nc.first_person and oc.first_person else 0.0,
         "implication": 1.0 if implied_retirements(n.text, o.text) else 0.0,
-        "word_overlap": len(words_n & words_o) / len(words_n | words_o) if words_n | words_o else 0.0,
         "clause_overlap": len(nc.clause_words & words_o) / len(nc.clause_words) if nc.clause_words else 0.0,
         "stopped_topic": 1.0 if nc.stopped_topics & oc.topics else 0.0,
-        "still_only": 1.0 if nc.still and not change else 0.0,
-        "older_changes": 1.0 if oc.stop + oc.switch + oc.correction > 0 else 0.0,
-        "log_gap_days": math.log1p(gap),
-        "same_stream": 1.0 if n.stream is not None and n.stream == o.stream else 0.0,
-        "same_subject": 1.0 if nc.subject is not None and nc.subject == oc.subject else 0.0,
-        "other_subject": 1.0 if None not in (nc.subject, oc.subject) and nc.subject != oc.subject else 0.0,
         "negates_older": 1.0 if nc.negated & (oc.tokens - nc.affirmed) else 0.0,
-        "someone_else": 1.0 if someone_else(nc.subject, oc.subject) else 0.0,
-        "qualifier_conflict": 1.0 if _conflict(n.text, o.text, nc.value_nouns & oc.value_nouns) else 0.0,
-        "older_other_person": 1.0 if oc.other_person else 0.0,
-        "tentative": float(min(nc.tentative, 2)),
+        "qualifier_conflict": 1.0
+        if cheap["shared_value_noun"] and _conflict(n.text, o.text, nc.value_nouns & oc.value_nouns)
+        else 0.0,
         "kept_in_clause": 1.0 if keeps_without_change(nearest_sentence(n.text, words_o)) else 0.0,
-        "replaced_value": 1.0 if (nc.numbers - oc.numbers) and (oc.numbers - nc.numbers) and words_n & words_o else 0.0,
     }
 
 
@@ -237,6 +319,24 @@ class PairModel:
         z = self.intercept + ((x - np.array(self.mean)) / scale) @ np.array(self.coef)
         return [float(v) for v in 1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0)))]
 
+    def reachable(self, cheap: Sequence[Sequence[float]], ceilings: Sequence[Sequence[float]]) -> list[bool]:
+        """For each pair, whether the model could reach its threshold: ``cheap`` holds its values of
+        :data:`CHEAP` and ``ceilings`` the largest values of :data:`COSTLY` (:func:`costly_ceiling`); the
+        log-odds are bounded by taking each costly feature at 0 or at its ceiling, whichever adds more. False:
+        the model links the pair for no value of the costly features."""
+        import numpy as np
+
+        if not cheap:
+            return []
+        at = {name: i for i, name in enumerate(self.features)}
+        c, k = [at[n] for n in CHEAP], [at[n] for n in COSTLY]
+        w = np.array(self.coef) / np.array([sd or 1.0 for sd in self.scale])
+        mu = np.array(self.mean)
+        top = np.asarray(ceilings, dtype=np.float64)
+        z = self.intercept + (np.asarray(cheap, dtype=np.float64) - mu[c]) @ w[c]
+        z += np.maximum(-w[k] * mu[k], w[k] * (top - mu[k])).sum(axis=1)
+        return [bool(v) for v in z >= _logit(self.threshold) - 1e-9]
+
     def contributions(self, values: dict[str, float]) -> dict[str, float]:
         """Each feature's share of the log-odds (for ``--explain``)."""
         return {
@@ -278,6 +378,11 @@ class PairModel:
         )
 
 
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-12), 1 - 1e-12)
+    return math.log(p / (1.0 - p))
+
+
 @lru_cache(maxsize=1)
 def shipped() -> PairModel | None:
     """The model shipped in ``kgmem/data/supersession.json`` (None when absent: no links are inferred)."""
@@ -291,28 +396,64 @@ def shipped() -> PairModel | None:
 # ---------------------------------------------------------------------------- candidates from the graph
 
 
-def _read_sides(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, Side]:
-    """The records ``ids`` as pair sides."""
+def _read_sides(
+    store: Store, tenant: str, ids: Sequence[str], cues_of: Mapping[str, Cues] | None = None
+) -> dict[str, Side]:
+    """The records ``ids`` as pair sides (each text's cues from ``cues_of`` when it has them)."""
     out: dict[str, Side] = {}
     for i in range(0, len(ids), 5000):
         for row in store.read("derived/supersession_sources", tenant=tenant, ids=list(ids[i : i + 5000])):
-            out[row["id"]] = _side(row)
+            out[row["id"]] = _side(row, cues_of)
     return out
 
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
-def _side(row: dict[str, Any]) -> Side:
+def _side(row: dict[str, Any], cues_of: Mapping[str, Cues] | None = None) -> Side:
+    text = row["text"]
+    known = cues_of.get(text) if cues_of is not None else None
     return Side(
         row["id"],
-        row["text"],
+        text,
         _EPOCH + dt.timedelta(milliseconds=row["at_ms"]),
         frozenset(row.get("mentions") or ()),
         row.get("stream"),
-        cues(row["text"]),
+        known if known is not None else cues(text),
         row.get("user"),
     )
+
+
+class CueWarmer:
+    """Works out the cues of texts on a thread of its own while the write embeds and stores them, so the pass
+    after the write finds them done (:func:`run`'s ``cues_of``). Fed by the write path's ``texts_out`` hook;
+    holds at most ``limit`` texts (past that the pass works them out itself)."""
+
+    def __init__(self, limit: int = IN_MEMORY_PAIRS_MAX):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-cues")
+        self._futures: list[Any] = []
+        self._left = limit
+
+    def submit(self, texts: Sequence[str]) -> None:
+        take = list(texts[: max(0, self._left)])
+        self._left -= len(take)
+        if take:
+            self._futures.append(self._pool.submit(lambda: {t: cues(t) for t in take}))
+
+    def result(self) -> dict[str, Cues]:
+        """Every submitted text's cues (waits for the thread)."""
+        out: dict[str, Cues] = {}
+        for fut in self._futures:
+            out.update(fut.result())
+        return out
+
+    def __enter__(self) -> CueWarmer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def newest_outside(store: Store, tenant: str, ids: Sequence[str]) -> dt.datetime | None:
@@ -387,10 +528,12 @@ def _near_in_memory(
             sims = matrix[chunk] @ matrix.T
             sims[np.arange(len(chunk)), chunk] = -np.inf  # not itself
             top = top_k(sims, take)
-            for j, r in enumerate(chunk):
-                # the index's order: score descending, then id (members are sorted by id)
-                ranked = sorted(((float(sims[j, c]), int(c)) for c in top[j] if c != r), key=lambda t: (-t[0], t[1]))
-                near_of[members[r]] = [(members[c], (1.0 + cos) / 2.0) for cos, c in ranked]
+            cos = np.take_along_axis(sims, top, axis=1)
+            order = np.lexsort((top, -cos), axis=1)  # the index's order: score descending, then id (members sorted)
+            top = np.take_along_axis(top, order, axis=1)
+            score = (1.0 + np.take_along_axis(cos, order, axis=1).astype(np.float64)) / 2.0
+            for r, cols, scores in zip(chunk, top.tolist(), score.tolist()):
+                near_of[members[r]] = [(members[c], sc) for c, sc in zip(cols, scores) if c != r]
     return near_of
 
 
@@ -401,6 +544,7 @@ def candidate_pairs(
     *,
     k: int = NEIGHBOURS,
     vectors: Mapping[str, Any] | None = None,
+    cues_of: Mapping[str, Cues] | None = None,
 ) -> list[Pair]:
     """The (newer, older) pairs the pass scores for the records ``ids``: each memory that could state a change
     (or that is older than a record already stored) with its ``k`` nearest records; the newer side of a pair
@@ -410,8 +554,8 @@ def candidate_pairs(
     ``ids`` by a matrix product over their vectors (``vectors``, {id: vector}, from the write; else read), which
     is exact and costs no query per memory; otherwise the vector index is asked. The neighbour statement
     returns ids and scores only; a neighbour outside ``ids`` is read once, whatever the number of memories it
-    is near."""
-    sides = _read_sides(store, tenant, ids)
+    is near. ``cues_of`` ({text: cues}) spares working out the cues of the texts it holds."""
+    sides = _read_sides(store, tenant, ids, cues_of)
     latest = newest_outside(store, tenant, ids)
     search = [i for i, side in sides.items() if side.cues.changes or (latest is not None and side.at < latest)]
     if latest is None and len(sides) <= IN_MEMORY_PAIRS_MAX:
@@ -419,7 +563,7 @@ def candidate_pairs(
     else:
         near_of = _near_by_index(store, tenant, search, k)
     missing = sorted({n for near in near_of.values() for n, _ in near} - set(sides))
-    sides |= _read_sides(store, tenant, missing)
+    sides |= _read_sides(store, tenant, missing, cues_of)
     found: dict[tuple[str, str], tuple[Side, Side, float]] = {}
     for sid, near in near_of.items():
         src = sides[sid]
@@ -448,10 +592,23 @@ def ranked_pairs(found: dict[tuple[str, str], tuple[Side, Side, float]]) -> list
 
 
 def score(pairs: Sequence[Pair], model: PairModel) -> list[dict[str, Any]]:
-    """Links for the pairs whose probability reaches the model's threshold, strongest first."""
+    """Links for the pairs whose probability reaches the model's threshold (or that a rule links), strongest
+    first. A pair whose cheap features already rule out both the model (:meth:`PairModel.reachable`) and the
+    rules (a correction, an implication) is not worked out further: the links are those of scoring every pair
+    in full (:func:`pair_features`)."""
     links: list[dict[str, Any]] = []
-    rows = [pair_features(pair) for pair in pairs]
-    for pair, values, p in zip(pairs, rows, model.probabilities(rows)):
+    cheap = [_cheap_values(pair) for pair in pairs]
+    ceilings = [costly_ceiling(pair) for pair in pairs]
+    correction, implication = CHEAP.index("correction"), COSTLY.index("implication")
+    kept: list[Pair] = []
+    rows: list[dict[str, float]] = []
+    for pair, first, top, reach in zip(pairs, cheap, ceilings, model.reachable(cheap, ceilings)):
+        if reach or first[correction] or top[implication]:
+            row = dict(zip(CHEAP, first))
+            row.update(costly_features(pair, row))
+            kept.append(pair)
+            rows.append(row)
+    for pair, values, p in zip(kept, rows, model.probabilities(rows)):
         linked = decide(model, values, probability=p)
         if linked is not None:
             p, by, rule = linked
@@ -474,13 +631,14 @@ def infer(
     ids: Sequence[str],
     model: PairModel | None = None,
     vectors: Mapping[str, Any] | None = None,
+    cues_of: Mapping[str, Cues] | None = None,
 ) -> list[dict[str, Any]]:
-    """The inferred SUPERSEDES links for the records ``ids`` (not written); ``vectors`` as for
+    """The inferred SUPERSEDES links for the records ``ids`` (not written); ``vectors`` and ``cues_of`` as for
     :func:`candidate_pairs`."""
     model = model or shipped()
     if model is None or not ids:
         return []
-    return score(candidate_pairs(store, tenant, ids, vectors=vectors), model)
+    return score(candidate_pairs(store, tenant, ids, vectors=vectors, cues_of=cues_of), model)
 
 
 def write(store: Store, tenant: str, links: list[dict[str, Any]], checked: Sequence[str]) -> int:
@@ -501,10 +659,12 @@ def run(
     ids: Sequence[str],
     model: PairModel | None = None,
     vectors: Mapping[str, Any] | None = None,
+    cues_of: Mapping[str, Cues] | None = None,
 ) -> int:
     """Infer (with ``model``, else the shipped one) and write the links of the records ``ids``; returns how many
-    edges were created. ``vectors`` ({id: vector}, from the write) spares reading them back."""
-    links = infer(store, tenant, ids, model, vectors)
+    edges were created. ``vectors`` ({id: vector}) and ``cues_of`` ({text: cues}), from the write
+    (:class:`CueWarmer`), spare reading the vectors back and working the cues out again."""
+    links = infer(store, tenant, ids, model, vectors, cues_of)
     return write(store, tenant, links, ids)
 
 

@@ -69,6 +69,7 @@ class Ingestor:
         force: bool = False,
         unchanged_ids: list[str] | None = None,
         vectors_out: dict[str, Any] | None = None,
+        texts_out: Callable[[list[str]], None] | None = None,
     ):
         self.store = store
         self.embedder = embedder
@@ -80,6 +81,9 @@ class Ingestor:
         # work: after a crash between the write and the inference pass, a re-run is what completes it)
         self.unchanged_ids = unchanged_ids if unchanged_ids is not None else []
         self.vectors_out = vectors_out
+        # called with each batch's record texts before they are embedded: a derived pass may start its
+        # per-text work then, beside the embedder (the write path knows nothing of what it does)
+        self.texts_out = texts_out
 
     # ------------------------------------------------------------------ phases
 
@@ -291,6 +295,8 @@ class Ingestor:
                 rows, links = next_prep.result()
                 if b + 1 < len(batches):
                     next_prep = prep_pool.submit(prepare, b + 1)
+                if self.texts_out is not None:
+                    self.texts_out([r.text for r in rows if r.origin == "record"])
                 vectors = embed(rows)
                 if pending:
                     done = self._collect(pending, report, progress, done, total)
@@ -334,9 +340,11 @@ def ingest(
     force: bool = False,
     unchanged_ids: list[str] | None = None,
     vectors_out: dict[str, Any] | None = None,
+    texts_out: Callable[[list[str]], None] | None = None,
 ) -> IngestReport:
     """``unchanged_ids``: a list that receives the ids of records already stored with the same content;
-    ``vectors_out``: a dict that receives each written record's vector by id (for the derived passes)."""
+    ``vectors_out``: a dict that receives each written record's vector by id (for the derived passes);
+    ``texts_out``: called with each batch's record texts before they are embedded (for the derived passes)."""
     return Ingestor(
         store,
         embedder,
@@ -346,6 +354,7 @@ def ingest(
         force=force,
         unchanged_ids=unchanged_ids,
         vectors_out=vectors_out,
+        texts_out=texts_out,
     ).run(source, tenant=tenant, progress=progress, now=now)
 
 

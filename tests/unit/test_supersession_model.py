@@ -115,3 +115,78 @@ def test_top_k_by_blocks_finds_each_row_s_highest_scores():
         scores[:, 3] = -np.inf  # a row's own column, as the pass marks it
         want = np.sort(np.argpartition(scores, -k, axis=1)[:, -k:], axis=1)
         assert (np.sort(sup.top_k(scores, k), axis=1) == want).all()
+
+
+# ---------------------------------------------------------------------------- the pass's shortcuts are exact
+
+
+def _case_pairs() -> list[sup.Pair]:
+    """Every (newer, older) pair within each case of kgmem's own update fixtures and updates-dev (where present),
+    at a spread of cosines and ranks: stated changes, corrections, implications and mentions that change
+    nothing."""
+    cases = json.loads((ROOT / "fixtures" / "updates" / "cases.json").read_text())
+    dev = ROOT.parent / "shared" / "datasets" / "updates-dev" / "updates-dev.json"
+    if dev.exists():
+        cases += json.loads(dev.read_text())
+    pairs = []
+    for case in cases:
+        sides = []
+        for m in case["memories"]:
+            at = dt.datetime.fromisoformat(m["at"].replace("Z", "+00:00"))
+            sides.append(sup.Side(m["id"], m["text"], at, frozenset(), None, cues(m["text"])))
+        for i, newer in enumerate(sides):
+            for j, older in enumerate(sides):
+                if newer.at > older.at and newer.cues.changes:
+                    cos = 0.35 + 0.6 * ((i * 7 + j * 3) % 10) / 10
+                    pairs.append(sup.Pair(newer, older, cos, 1 + (i + j) % 4, 1 + i % 3))
+    return pairs
+
+
+def _score_every_pair_in_full(pairs, model):
+    links = []
+    rows = [sup.pair_features(p) for p in pairs]
+    for pair, values, p in zip(pairs, rows, model.probabilities(rows)):
+        linked = sup.decide(model, values, probability=p)
+        if linked is not None:
+            links.append((pair.newer.id, pair.older.id, round(linked[0], 4), linked[1]))
+    return sorted(links)
+
+
+def test_score_skips_only_pairs_that_could_not_be_linked():
+    """score() leaves out the costly features of a pair whose cheap ones already rule out a link: the links are
+    exactly those of scoring every pair in full, for the shipped model and for one at a lower threshold."""
+    pairs = _case_pairs()
+    assert len(pairs) >= 40
+    shipped = sup.shipped()
+    for model in (shipped, sup.PairModel(**{**shipped.__dict__, "threshold": 0.5})):
+        full = _score_every_pair_in_full(pairs, model)
+        fast = sorted((x["newer"], x["older"], x["confidence"], x["by"]) for x in sup.score(pairs, model))
+        assert full and fast == full
+
+
+def test_reachable_bounds_the_log_odds_from_above():
+    """For each pair, the model's probability with the costly features as they are never exceeds what
+    reachable() allows: a pair it rules out is below the threshold in full."""
+    model = sup.shipped()
+    pairs = _case_pairs()
+    cheap = [sup._cheap_values(p) for p in pairs]
+    reach = model.reachable(cheap, [sup.costly_ceiling(p) for p in pairs])
+    full = model.probabilities([sup.pair_features(p) for p in pairs])
+    assert any(not r for r in reach)  # it does rule some out
+    assert all(r for r, p in zip(reach, full) if p >= model.threshold)
+
+
+def test_cheap_features_are_the_full_features_cheap_part():
+    for pair in _case_pairs()[:60]:
+        full = sup.pair_features(pair)
+        cheap = sup.cheap_features(pair)
+        assert set(cheap) == set(sup.CHEAP) and all(cheap[k] == full[k] for k in cheap)
+
+
+def test_the_cue_warmer_hands_over_each_text_s_cues_up_to_its_limit():
+    texts = ["I quit smoking", "new phone: 555-0199", "still love it", "I quit smoking"]
+    with sup.CueWarmer(limit=3) as warm:
+        warm.submit(texts[:2])
+        warm.submit(texts[2:])
+        got = warm.result()
+    assert got == {t: cues(t) for t in texts[:3]}
