@@ -1,13 +1,17 @@
 """kgmem as a Model Context Protocol server (``kgmem mcp``), on the official ``mcp`` Python SDK.
 
-Eleven tools, each calling exactly one :class:`~kgmem.MemoryGraph` method and returning the contract's JSON
-(``docs/interface.md`` §3, the same objects ``kgmem ... --json`` prints): ``remember``, ``ingest``,
-``recall``, ``why``, ``now``, ``as_of``, ``history``, ``changes``, ``timeline``, ``forget``, ``ask``.
+Twelve tools, each calling exactly one :class:`~kgmem.MemoryGraph` method and returning the contract's JSON
+(``docs/interface.md`` §3 and §4, the same objects ``kgmem ... --json`` prints): ``remember``, ``ingest``,
+``recall``, ``why``, ``now``, ``as_of``, ``history``, ``changes``, ``timeline``, ``forget``, ``ask``, and
+``vocabulary`` (the predicates facts are stored under, with their aliases and cardinality). Every argument is
+described in the tools' input schemas (:mod:`kgmem.mcp_args`), ``ingest`` publishes the JSON schema of a
+record, and each tool carries annotations (read-only, destructive, idempotent).
 
-The tenant is fixed when the server is built (``kgmem mcp --tenant`` or ``KGMEM_TENANT``); no tool takes one,
-so an agent cannot reach another tenant, and records handed to ``ingest``/``remember`` that name another
-tenant are refused by MemoryGraph. kgmem errors become MCP tool errors (``isError``) whose text is the
-CLI's one line: ``Error: <message> Fix: <fix>.``
+The tenant is fixed when the server is built (``kgmem mcp --tenant`` or ``KGMEM_TENANT``); no tool takes one
+and an argument a tool does not take is refused by name, so an agent cannot reach another tenant; records
+handed to ``ingest``/``remember`` that name another tenant are refused by MemoryGraph. kgmem errors and wrong
+arguments become MCP tool errors (``isError``) whose text is the CLI's one line: ``Error: <message> Fix:
+<fix>.``
 
 Transports: stdio (the default; what desktop MCP clients spawn) and streamable HTTP (``--http``).
 
@@ -24,22 +28,74 @@ from typing import Any, Callable
 
 from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
 from .errors import KgmemError
+from .mcp_args import (
+    FORGET,
+    READ,
+    WRITE,
+    After,
+    AskNow,
+    AsOf,
+    Before,
+    CausedBy,
+    CausesBy,
+    Confidence,
+    Entities,
+    FactObject,
+    FactPredicate,
+    FactSubject,
+    Hits,
+    IncludeSuperseded,
+    Kind,
+    Limit,
+    Match,
+    MemoryId,
+    Polarity,
+    Predicate,
+    Query,
+    Question,
+    RecordAt,
+    RecordId,
+    Records,
+    RecordUser,
+    Roots,
+    Since,
+    SlotObject,
+    Source,
+    Stream,
+    Subject,
+    Symptom,
+    Text,
+    UserScope,
+    When,
+    error_text,
+    strict_tool,
+)
 
-TOOLS = ("remember", "ingest", "recall", "why", "now", "as_of", "history", "changes", "timeline", "forget", "ask")
+TOOLS = (
+    "remember",
+    "ingest",
+    "recall",
+    "why",
+    "now",
+    "as_of",
+    "history",
+    "changes",
+    "timeline",
+    "forget",
+    "ask",
+    "vocabulary",
+)
 
 INSTRUCTIONS = (
     "kgmem: a knowledge-graph memory. Store with remember/ingest; read with recall (hybrid search that may "
     "abstain), why (causes of something remembered), now/as_of/history (a fact's value now, at a time, over "
-    "time), changes (fact versions since a time), timeline (what happened around a memory), ask (plain-words "
-    "question routed to the right one). Times are RFC 3339 or dates (2026-03-01). The tenant is fixed by the "
-    "server: tenant '{tenant}'."
+    "time; an empty answer carries a hint), changes (fact versions since a time), timeline (what happened "
+    "around a memory), ask (plain-words question routed to the right one); vocabulary lists the predicates "
+    "facts are stored under. Times are RFC 3339 or dates (2026-03-01). The tenant is fixed by the server: "
+    "tenant '{tenant}'."
 )
 
-
-def error_text(exc: KgmemError) -> str:
-    """The CLI's one-line error (``Error: ... Fix: ....``) for a kgmem error."""
-    fix = f" Fix: {exc.fix}." if exc.fix else ""
-    return f"Error: {' '.join(exc.message.split())}{fix}"
+__all__ = ["TOOLS", "GraphHolder", "build_server", "error_text", "serve"]
 
 
 def _plain(value: Any) -> Any:
@@ -113,34 +169,39 @@ def build_server(
 ):
     """The MCP server for one tenant. ``graph_factory`` (tests) returns a ready MemoryGraph."""
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.tools import Tool
 
     from . import __version__
 
     holder = GraphHolder(tenant, uri=uri, user=user, password=password, database=database, factory=graph_factory)
-    server = MCPServer("kgmem", instructions=INSTRUCTIONS.format(tenant=tenant), version=__version__)
-    server.kgmem_graph = holder  # type: ignore[attr-defined]  # for kgmem mcp to close it
+    tools: list[Tool] = []
 
-    @server.tool()
+    def tool(annotations: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            tools.append(strict_tool(fn, annotations))
+            return fn
+
+        return register
+
+    @tool(WRITE)
     def remember(
-        text: str,
-        at: str | None = None,
-        id: str | None = None,
-        kind: str | None = None,
-        subject: str | None = None,
-        predicate: str | None = None,
-        object: str | None = None,
-        polarity: bool | None = None,
-        entities: list[str] | None = None,
-        caused_by: list[str] | None = None,
-        stream: str | None = None,
-        source: str | None = None,
-        confidence: float | None = None,
-        user: str | None = None,
+        text: Text,
+        at: RecordAt = None,
+        id: RecordId = None,
+        kind: Kind = None,
+        subject: FactSubject = None,
+        predicate: FactPredicate = None,
+        object: FactObject = None,
+        polarity: Polarity = None,
+        entities: Entities = None,
+        caused_by: CausedBy = None,
+        stream: Stream = None,
+        source: Source = None,
+        confidence: Confidence = None,
+        user: RecordUser = None,
     ) -> dict[str, Any]:
-        """Store one memory (an episode, or a fact with subject/predicate/object) and return it.
-
-        at: when it happened (RFC 3339 or a date; default now). polarity false: the fact is negated.
-        caused_by: ids of memories that caused it. stream: the conversation/channel it belongs to."""
+        """Store one memory (an episode, or a fact with subject/predicate/object) and return it. The same
+        memory sent again changes nothing."""
         fields = dict(
             at=at,
             id=id,
@@ -158,71 +219,83 @@ def build_server(
         )
         return holder.call(lambda mg: mg.remember(text, **fields).to_dict())
 
-    @server.tool()
-    def ingest(records: list[dict[str, Any]]) -> dict[str, Any]:
-        """Store many memory records (the JSONL record format: text, id, at, kind, subject/predicate/object,
-        polarity, entities, caused_by, stream, source, confidence, user). Bad records are reported in
-        'errors' with their line (1-based position) and the rest still land. Returns the ingest report."""
+    @tool(WRITE)
+    def ingest(records: Records) -> dict[str, Any]:
+        """Store many memory records (the JSONL record format; the records argument's schema lists the fields).
+        Bad records are reported in 'errors' with their line (1-based position) and the rest still land.
+        Returns the ingest report."""
         return holder.call(lambda mg: mg.ingest(records).to_dict())
 
-    @server.tool()
+    @tool(READ)
     def recall(
-        query: str,
-        k: int = DEFAULT_HITS,
-        at: str | None = None,
-        include_superseded: bool = False,
-        user: str | None = None,
+        query: Query,
+        k: Hits = DEFAULT_HITS,
+        at: AsOf = None,
+        include_superseded: IncludeSuperseded = False,
+        user: UserScope = None,
     ) -> dict[str, Any]:
         """Hybrid recall (vector + keyword + entity, fused): the k best memories for the query, or an honest
-        abstention ('abstained': true with a reason). at: answer as of that time."""
+        abstention ('abstained': true with a reason)."""
         return holder.call(
             lambda mg: mg.recall(query, k=k, at=at, include_superseded=include_superseded, user=user).to_dict()
         )
 
-    @server.tool()
-    def why(query: str, k: int = DEFAULT_ROOTS, at: str | None = None) -> dict[str, Any]:
+    @tool(READ)
+    def why(query: Symptom, k: Roots = DEFAULT_ROOTS, at: CausesBy = None) -> dict[str, Any]:
         """Why did something happen: find the remembered symptom and walk its causes to the root causes
         (roots best first, with the paths). Abstains when nothing matches or no cause is recorded."""
         return holder.call(lambda mg: mg.why(query, k=k, at=at).to_dict())
 
-    @server.tool()
-    def now(subject: str, predicate: str, object: str | None = None) -> dict[str, Any]:
-        """The current value of a fact slot, e.g. now("maya", "lives_in"); value null when nothing is recorded.
-        Give object for a multi-valued predicate such as likes."""
+    @tool(READ)
+    def now(subject: Subject, predicate: Predicate, object: SlotObject = None) -> dict[str, Any]:
+        """The current value of a fact slot, e.g. now("maya", "lives_in"). When nothing is recorded, value is
+        null and hint says why that may be (an empty tenant, a predicate outside the vocabulary: "did you mean
+        lives_in?")."""
         return holder.call(lambda mg: mg.now_answer(subject, predicate, object).to_dict())
 
-    @server.tool()
-    def as_of(subject: str, predicate: str, at: str, object: str | None = None) -> dict[str, Any]:
-        """The value a fact slot had at a time (RFC 3339 or a date)."""
+    @tool(READ)
+    def as_of(subject: Subject, predicate: Predicate, at: When, object: SlotObject = None) -> dict[str, Any]:
+        """The value a fact slot had at a time; value null (with a hint) when nothing held then."""
         return holder.call(lambda mg: mg.as_of_answer(subject, predicate, at, object).to_dict())
 
-    @server.tool()
-    def history(subject: str, predicate: str, object: str | None = None) -> dict[str, Any]:
-        """Every version of a fact slot, oldest first, each with valid_from/valid_to and current."""
+    @tool(READ)
+    def history(subject: Subject, predicate: Predicate, object: SlotObject = None) -> dict[str, Any]:
+        """Every version of a fact slot, oldest first, each with valid_from/valid_to and current; no version
+        comes with a hint."""
         return holder.call(lambda mg: mg.history_answer(subject, predicate, object).to_dict())
 
-    @server.tool()
-    def changes(since: str, limit: int = DEFAULT_CHANGES) -> dict[str, Any]:
+    @tool(READ)
+    def changes(since: Since, limit: Limit = DEFAULT_CHANGES) -> dict[str, Any]:
         """Fact versions that took effect or were recorded since a time, newest first."""
         return holder.call(lambda mg: {"since": since, "changes": mg.changes(since, limit=limit)})
 
-    @server.tool()
-    def timeline(id: str, before: int = DEFAULT_AROUND, after: int = DEFAULT_AROUND) -> dict[str, Any]:
+    @tool(READ)
+    def timeline(id: MemoryId, before: Before = DEFAULT_AROUND, after: After = DEFAULT_AROUND) -> dict[str, Any]:
         """What happened before and after a memory (its stream, else nearest in time)."""
         return holder.call(lambda mg: {"id": id, "items": mg.timeline(id, before=before, after=after)})
 
-    @server.tool()
-    def forget(id: str) -> dict[str, Any]:
+    @tool(FORGET)
+    def forget(id: MemoryId) -> dict[str, Any]:
         """Forget a memory and what was derived from it (compiled facts go, summaries are re-derived); a
         content-free tombstone stays."""
         return holder.call(lambda mg: mg.forget(id))
 
-    @server.tool()
-    def ask(question: str, now: str | None = None, user: str | None = None) -> dict[str, Any]:
+    @tool(READ)
+    def ask(question: Question, now: AskNow = None, user: UserScope = None) -> dict[str, Any]:
         """Ask in plain words: a learned router picks now / as_of / history / recall / why (or none, for a
-        question that is not about the memory) and answers with it. now: reference time for 'last week'."""
+        question that is not about the memory) and answers with it."""
         return holder.call(lambda mg: mg.ask(question, now=now, user=user).to_dict())
 
+    @tool(READ)
+    def vocabulary(match: Match = None) -> dict[str, Any]:
+        """The predicates facts are stored under: {"version", "predicates": {name: {"aliases", "cardinality",
+        "description"}}} (and "negative_aliases", which negate: dislikes = likes with polarity false). An alias
+        is stored as its name. Cardinality "one": single-valued, a new value supersedes the old; "many":
+        multi-valued, one slot per object (give object to now/as_of/history)."""
+        return holder.call(lambda mg: mg.predicates(match))
+
+    server = MCPServer("kgmem", instructions=INSTRUCTIONS.format(tenant=tenant), version=__version__, tools=tools)
+    server.kgmem_graph = holder  # type: ignore[attr-defined]  # for kgmem mcp to close it
     return server
 
 

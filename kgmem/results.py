@@ -190,6 +190,8 @@ class SlotAnswer:
     # plain-text memories that retired the value (or the memory it was compiled from) by an inferred link by
     # then: {id, text, at, confidence, by, cue}, strongest first — the chain says nothing newer, the words do
     retired_by: list[dict[str, Any]] = field(default_factory=list)
+    # when nothing held: why it may be so (an empty tenant, a predicate outside the vocabulary), else None
+    hint: str | None = None
 
     def to_dict(self) -> dict:
         d = {
@@ -202,6 +204,7 @@ class SlotAnswer:
         }
         if self.known_at is not None:
             d["known_at"] = iso(self.known_at)
+        d["hint"] = self.hint
         return d
 
 
@@ -211,6 +214,7 @@ class History:
     predicate: str
     object: str | None
     versions: list[Fact]
+    hint: str | None = None  # when there is no version: why it may be so (as SlotAnswer.hint)
 
     def to_dict(self) -> dict:
         return {
@@ -218,6 +222,7 @@ class History:
             "predicate": self.predicate,
             **({"object": self.object} if self.object is not None else {}),
             "versions": [{**v.to_dict(), "current": v.current} for v in self.versions],
+            "hint": self.hint,
         }
 
 

@@ -1,19 +1,27 @@
 """Facts over time: a slot's value now (``now``), at a time (``as_of``), every version (``history``), and
-what changed since a time (``changes``). These read the slot chains only: no model, no ranked read."""
+what changed since a time (``changes``); and the vocabulary their predicates come from (``predicates``).
+These read the slot chains only: no model, no ranked read.
+
+The ``*_answer`` forms (what the CLI and the MCP server show) say why an empty answer may be empty
+(``hint``): the tenant holds no memory, or the predicate is not in the vocabulary (with the nearest names)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+import difflib
+from typing import TYPE_CHECKING, Any, Sequence, TypeVar
 
 from ..config import DEFAULT_CHANGES
 from ..errors import InputError
+from ..normalize import snake_case
 from ..query import slots as _slots
 from ..results import Fact, History, SlotAnswer
-from ..validate import MAX_CHANGES, check_int, check_slot_query, optional_time
+from ..validate import MAX_CHANGES, MAX_SLOT_PART, check_int, check_slot_query, check_string, optional_time
 from .base import GraphBase
 
 if TYPE_CHECKING:
     import numpy as np
+
+_Answer = TypeVar("_Answer", SlotAnswer, History)
 
 
 class Facts(GraphBase):
@@ -32,39 +40,93 @@ class Facts(GraphBase):
 
     def now(self, subject: str, predicate: str, object: str | None = None) -> Fact | None:
         """The current value of a slot (None when nothing is recorded)."""
-        return self.now_answer(subject, predicate, object).value
+        return self._value_at(self._slot(subject, predicate, object)).value
 
     def now_answer(self, subject: str, predicate: str, object: str | None = None) -> SlotAnswer:
-        slot = self._slot(subject, predicate, object)
-        self._ready(model=False)
-        return _slots.value_at(self.store, slot)
+        """:meth:`now` with the slot and, when nothing is recorded, a ``hint`` saying why that may be."""
+        return self._hinted(self._value_at(self._slot(subject, predicate, object)))
 
     def as_of(
         self, subject: str, predicate: str, at: Any, object: str | None = None, *, known_at: Any = None
     ) -> Fact | None:
         """The value the slot had at ``at`` (optionally: as the store knew it at ``known_at``)."""
-        return self.as_of_answer(subject, predicate, at, object, known_at=known_at).value
+        return self._as_of(subject, predicate, at, object, known_at).value
 
     def as_of_answer(
         self, subject: str, predicate: str, at: Any, object: str | None = None, *, known_at: Any = None
     ) -> SlotAnswer:
+        """:meth:`as_of` with the slot and, when nothing held, a ``hint`` saying why that may be."""
+        return self._hinted(self._as_of(subject, predicate, at, object, known_at))
+
+    def _as_of(self, subject: str, predicate: str, at: Any, object: str | None, known_at: Any) -> SlotAnswer:
         when = optional_time(at, "at")
         if when is None:
             raise InputError("is required for as-of", field="at", fix='give a time like "2026-03-01"')
         slot, known = self._slot(subject, predicate, object), optional_time(known_at, "known_at")
+        return self._value_at(slot, when, known)
+
+    def _value_at(self, slot: _slots.SlotRef, at: Any = None, known_at: Any = None) -> SlotAnswer:
         self._ready(model=False)
-        return _slots.value_at(self.store, slot, when, known)
+        return _slots.value_at(self.store, slot, at, known_at)
 
     def history(self, subject: str, predicate: str, object: str | None = None, *, known_at: Any = None) -> list[Fact]:
         """Every version of the slot, oldest first."""
-        return self.history_answer(subject, predicate, object, known_at=known_at).versions
+        return self._history(subject, predicate, object, known_at).versions
 
     def history_answer(
         self, subject: str, predicate: str, object: str | None = None, *, known_at: Any = None
     ) -> History:
+        """:meth:`history` with the slot and, when there is no version, a ``hint`` saying why that may be."""
+        return self._hinted(self._history(subject, predicate, object, known_at))
+
+    def _history(self, subject: str, predicate: str, object: str | None, known_at: Any) -> History:
         slot, known = self._slot(subject, predicate, object), optional_time(known_at, "known_at")
         self._ready(model=False)
         return _slots.history(self.store, slot, known)
+
+    def _hinted(self, answer: _Answer) -> _Answer:
+        empty = answer.value is None if isinstance(answer, SlotAnswer) else not answer.versions
+        if empty:
+            answer.hint = self._empty_slot_hint(answer.predicate)
+        return answer
+
+    def _empty_slot_hint(self, predicate: str) -> str | None:
+        """Why a slot may have answered nothing: an empty tenant, or a predicate outside the vocabulary (with the
+        nearest spellings). None when neither holds (the slot is simply not recorded)."""
+        hints = []
+        if self.store.read("admin/count_tenant", tenant=self.tenant)[0]["memories"] == 0:
+            hints.append(f"tenant '{self.tenant}' has no memories (check --tenant or KGMEM_TENANT)")
+        vocab = self.vocabulary
+        if predicate not in vocab:
+            spellings: dict[str, str] = {}
+            for name in vocab.names():
+                spec = vocab.spec(name)
+                for word in (name, *(spec.aliases if spec else ())):
+                    spellings.setdefault(word, name)
+            scored = sorted(((difflib.SequenceMatcher(None, predicate, w).ratio(), w) for w in spellings), reverse=True)
+            best = scored[0][0] if scored else 0.0
+            close = [w for r, w in scored if r >= max(0.6, best - 0.08)]  # the best spellings, not every near one
+            names = list(dict.fromkeys(spellings[w] for w in close))[:3]
+            guess = f"; did you mean {' or '.join(names)}?" if names else " (see kgmem/data/vocabulary.json)"
+            hints.append(f"predicate '{predicate}' is not in the vocabulary{guess}")
+        return "; ".join(hints) or None
+
+    def predicates(self, match: str | None = None) -> dict[str, Any]:
+        """The controlled vocabulary facts are stored under (the packaged one, extended by ``KGMEM_VOCABULARY``):
+        ``{"version", "predicates": {name: {"aliases", "cardinality", "description"[, "negative_aliases"]}}}``,
+        the shape of ``vocabulary.json``. Cardinality ``one``: a single-valued predicate (a new value supersedes
+        the old); ``many``: multi-valued (one slot per object). ``match`` keeps the predicates whose name, an
+        alias or the description contains it (case-insensitive)."""
+        doc = self.vocabulary.to_dict()
+        if match is None or not check_string(match, field="match", max_len=MAX_SLOT_PART, required=False).strip():
+            return doc
+        words = {match.strip().lower(), snake_case(match)} - {""}
+
+        def hit(name: str, entry: dict[str, Any]) -> bool:
+            names = [name, *entry["aliases"], *entry.get("negative_aliases", ())]
+            return any(w in n for w in words for n in names) or any(w in entry["description"].lower() for w in words)
+
+        return {**doc, "predicates": {k: v for k, v in doc["predicates"].items() if hit(k, v)}}
 
     def changes(self, since: Any, *, limit: int = DEFAULT_CHANGES) -> list[dict[str, Any]]:
         """Fact versions that took effect or were recorded since ``since``, newest first."""

@@ -111,6 +111,14 @@ class Writing(GraphBase):
             mem_id = parse_record(record, tenant=self.tenant).id
         return self.get(mem_id)
 
+    @staticmethod
+    def record_schema() -> dict[str, Any]:
+        """The JSON schema of one memory record (contract §1: its fields, types and limits), made from the write
+        path's own field list. It describes what :meth:`ingest` accepts; ingest still decides, line by line."""
+        from ..ingest.records import record_schema
+
+        return record_schema()
+
     if TYPE_CHECKING:  # provided by Reading (kgmem.api.reading); declared for the type checker only
 
         def get(self, memory_id: str) -> Memory: ...

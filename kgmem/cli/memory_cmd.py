@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from pathlib import Path
@@ -353,9 +352,8 @@ def why(
 def now(subject, predicate, object, uri, user, password, database, tenant, as_json) -> None:
     """The current value of a slot: SUBJECT PREDICATE [OBJECT for multi-valued predicates]."""
     with open_graph(uri, user, password, database, tenant) as mg:
-        ans = mg.now_answer(subject, predicate, object)
-        hint = _empty_slot_hint(mg, ans.predicate) if ans.value is None else None
-    emit_json({**ans.to_dict(), "hint": hint}) if as_json else print_slot(ans, hint)
+        ans = mg.now_answer(subject, predicate, object)  # with a hint when nothing is recorded
+    emit_json(ans.to_dict()) if as_json else print_slot(ans, ans.hint)
 
 
 @click.command("as-of")
@@ -371,30 +369,7 @@ def as_of(subject, predicate, object, at, known_at, uri, user, password, databas
     """The value a slot had at a time."""
     with open_graph(uri, user, password, database, tenant) as mg:
         ans = mg.as_of_answer(subject, predicate, at, object, known_at=known_at)
-        hint = _empty_slot_hint(mg, ans.predicate) if ans.value is None else None
-    emit_json({**ans.to_dict(), "hint": hint}) if as_json else print_slot(ans, hint)
-
-
-def _empty_slot_hint(mg, predicate: str) -> str | None:
-    """Why a slot may have answered nothing: an empty tenant, or a predicate outside the vocabulary (with the
-    nearest spellings). None when neither holds (the slot is simply not recorded)."""
-    hints = []
-    if mg.store.read("admin/count_tenant", tenant=mg.tenant)[0]["memories"] == 0:
-        hints.append(f"tenant '{mg.tenant}' has no memories (check --tenant or KGMEM_TENANT)")
-    vocab = mg.vocabulary
-    if predicate not in vocab:
-        spellings: dict[str, str] = {}
-        for name in vocab.names():
-            spec = vocab.spec(name)
-            for word in (name, *(spec.aliases if spec else ())):
-                spellings.setdefault(word, name)
-        scored = sorted(((difflib.SequenceMatcher(None, predicate, w).ratio(), w) for w in spellings), reverse=True)
-        best = scored[0][0] if scored else 0.0
-        close = [w for r, w in scored if r >= max(0.6, best - 0.08)]  # the best spellings, not every near one
-        names = list(dict.fromkeys(spellings[w] for w in close))[:3]
-        guess = f"; did you mean {' or '.join(names)}?" if names else " (see kgmem/data/vocabulary.json)"
-        hints.append(f"predicate '{predicate}' is not in the vocabulary{guess}")
-    return "; ".join(hints) or None
+    emit_json(ans.to_dict()) if as_json else print_slot(ans, ans.hint)
 
 
 @click.command("history")
@@ -409,8 +384,7 @@ def history(subject, predicate, object, known_at, uri, user, password, database,
     """Every version of a slot, oldest first."""
     with open_graph(uri, user, password, database, tenant) as mg:
         h = mg.history_answer(subject, predicate, object, known_at=known_at)
-        hint = _empty_slot_hint(mg, h.predicate) if not h.versions else None
-    emit_json({**h.to_dict(), "hint": hint}) if as_json else print_history(h, hint)
+    emit_json(h.to_dict()) if as_json else print_history(h, h.hint)
 
 
 @click.command("changes")

@@ -20,6 +20,7 @@ from ..validate import (
     MAX_OBJECT,
     MAX_SLOT_PART,
     MAX_TEXT,
+    MAX_USER,
     check_chars,
     check_slot_parts,
     parse_time,
@@ -30,26 +31,84 @@ KINDS = ("episode", "fact", "summary")
 # the one definition of the retention classes (kgmem.derived.retention gives them their TTLs)
 RETENTION_CLASSES = ("permanent", "standard", "short", "ephemeral")
 
-FIELDS = (
-    "text",
-    "id",
-    "at",
-    "kind",
-    "subject",
-    "predicate",
-    "object",
-    "polarity",
-    "entities",
-    "caused_by",
-    "stream",
-    "source",
-    "confidence",
-    "tenant",
-    "user",
-    "retention",
-)
+MAX_TENANT = 200
+MAX_STREAM = 500
+MAX_SOURCE = 2000
+MAX_LIST = 1000  # entries of entities / caused_by
+_TIME = 'an RFC 3339 timestamp ("2026-03-03T09:30:00Z") or a date ("2026-03-03", midnight UTC)'
+
+
+def _field_schemas() -> dict[str, dict[str, Any]]:
+    """Every field of a memory record (contract §1) with its JSON schema: the one list of the fields. FIELDS,
+    the unknown-field check and :func:`record_schema` (what the MCP ``ingest`` tool publishes) come from it;
+    the limits are the ones :func:`parse_record` enforces."""
+
+    def text(description: str, max_len: int) -> dict[str, Any]:
+        return {"type": "string", "maxLength": max_len, "description": description}
+
+    def names(description: str, max_len: int) -> dict[str, Any]:
+        items = {"type": "string", "minLength": 1, "maxLength": max_len}
+        return {"type": "array", "items": items, "maxItems": MAX_LIST, "description": description}
+
+    return {
+        "text": {**text("What was observed, said or decided.", MAX_TEXT), "minLength": 1},
+        "id": text(
+            "Your stable id for the memory. Absent: a content key; sending an identical record again changes nothing.",
+            MAX_ID,
+        ),
+        "at": {"type": "string", "description": f"When it happened or was said: {_TIME}. Absent: now."},
+        "kind": {
+            "enum": list(KINDS),
+            "description": "episode (the default), fact (the default when subject, predicate and object are "
+            "given) or summary.",
+        },
+        "subject": text(
+            "A fact's subject, e.g. maya (subject, predicate and object: all three or none).", MAX_SLOT_PART
+        ),
+        "predicate": text(
+            "A fact's predicate, e.g. lives_in; an alias maps to the vocabulary's canonical name.", MAX_SLOT_PART
+        ),
+        "object": text("A fact's value, e.g. Lisbon.", MAX_OBJECT),
+        "polarity": {
+            "type": "boolean",
+            "default": True,
+            "description": 'false: the fact is negated or retracted ("I don\'t like diet coke anymore").',
+        },
+        "entities": names("Entity names the memory mentions. Absent: extracted from the text.", MAX_ENTITY_NAME),
+        "caused_by": names("Ids of the memories that caused this one (in the store or in the same batch).", MAX_ID),
+        "stream": text(
+            "The sequence it belongs to (a conversation, log or incident channel); memories of one stream are "
+            "linked in time order.",
+            MAX_STREAM,
+        ),
+        "source": text("Where it came from (provenance).", MAX_SOURCE),
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "How sure the source is, 0 to 1."},
+        "tenant": text(
+            "The graph's tenant decides: a record may repeat it; a record naming another tenant is refused.",
+            MAX_TENANT,
+        ),
+        "user": text("A user scope inside the tenant.", MAX_USER),
+        "retention": {"enum": list(RETENTION_CLASSES), "description": "How long the memory is kept."},
+    }
+
+
+FIELDS = tuple(_field_schemas())
 # fields whose value identifies the record's content (id excluded: it names the content, it is not content)
 CONTENT_FIELDS = tuple(f for f in FIELDS if f != "id")
+
+
+def record_schema() -> dict[str, Any]:
+    """The JSON schema (2020-12) of one memory record: the fields of contract §1 with their types and limits.
+    It describes; :func:`parse_record` decides (a record it refuses is an error for its line)."""
+    spo = ("subject", "predicate", "object")
+    return {
+        "type": "object",
+        "title": "memory record",
+        "properties": _field_schemas(),
+        "required": ["text"],
+        "additionalProperties": False,
+        "dependentRequired": {k: [o for o in spo if o != k] for k in spo},
+    }
 
 
 @dataclass(frozen=True)
@@ -126,8 +185,8 @@ def _str_list(obj: dict, name: str, line: int | None, *, max_len: int = MAX_ID) 
         )
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise InputError("must be a list of non-empty strings", field=name, line=line)
-    if len(value) > 1000:
-        raise InputError(f"has {len(value)} entries; the limit is 1000", field=name, line=line)
+    if len(value) > MAX_LIST:
+        raise InputError(f"has {len(value)} entries; the limit is {MAX_LIST}", field=name, line=line)
     for v in value:
         check_chars(v, field=name, line=line)
         if len(v.strip()) > max_len:
@@ -176,7 +235,7 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
             fix="split it into several records",
         )
     rid = _str(obj, "id", line, max_len=MAX_ID)
-    named = _str(obj, "tenant", line, max_len=200)
+    named = _str(obj, "tenant", line, max_len=MAX_TENANT)
     if named is not None and named != tenant:
         raise InputError(
             f"names tenant '{short(named)}', but this graph writes to tenant '{tenant}'",
@@ -246,9 +305,9 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
     if rid is not None and rid in caused_by:
         raise InputError("a memory cannot be its own cause", field="caused_by", line=line)
 
-    stream = _str(obj, "stream", line, max_len=500)
-    source = _str(obj, "source", line, max_len=2000)
-    user = _str(obj, "user", line, max_len=500)
+    stream = _str(obj, "stream", line, max_len=MAX_STREAM)
+    source = _str(obj, "source", line, max_len=MAX_SOURCE)
+    user = _str(obj, "user", line, max_len=MAX_USER)
     content = {k: obj.get(k) for k in CONTENT_FIELDS}
     content["text"] = text
     content["tenant"] = tenant

@@ -126,8 +126,9 @@ SLOT = {
     "at": Nullable(ISO),
     "value": Nullable(VALUE),
     "retired_by": [RETIRED_BY],
+    "hint": Nullable(str),  # why an empty answer may be empty
 }
-HISTORY = {"subject": str, "predicate": str, "versions": [{**VALUE, "current": bool}]}
+HISTORY = {"subject": str, "predicate": str, "versions": [{**VALUE, "current": bool}], "hint": Nullable(str)}
 
 # ---------------------------------------------------------------------------- commands the contract leaves open
 

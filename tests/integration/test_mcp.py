@@ -23,7 +23,21 @@ from ..conftest import ROOT
 mcp = pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-TOOLS = {"remember", "ingest", "recall", "why", "now", "as_of", "history", "changes", "timeline", "forget", "ask"}
+TOOLS = {
+    "remember",
+    "ingest",
+    "recall",
+    "why",
+    "now",
+    "as_of",
+    "history",
+    "changes",
+    "timeline",
+    "forget",
+    "ask",
+    "vocabulary",
+}
+READ_TOOLS = {"recall", "why", "now", "as_of", "history", "changes", "timeline", "ask", "vocabulary"}
 SESSION_TIMEOUT = 300  # seconds for one whole client session (the first call loads the embedding model)
 
 RECORDS = [
@@ -112,6 +126,8 @@ def test_stdio_every_tool(cli_env: dict, tenant: str) -> None:
         report = _ok(await client.call_tool("ingest", {"records": RECORDS}))
         check(report, shapes.INGEST)
         assert report["created"] == len(RECORDS) and not report["errors"], report
+        again = _ok(await client.call_tool("ingest", {"records": RECORDS}))  # idempotentHint: nothing changes
+        assert again["created"] == 0 and again["unchanged"] == len(RECORDS), again
 
         mem = _ok(
             await client.call_tool(
@@ -120,6 +136,12 @@ def test_stdio_every_tool(cli_env: dict, tenant: str) -> None:
         )
         check(mem, shapes.MEMORY)
         assert mem["id"] == "m-phone"
+        same = _ok(
+            await client.call_tool(
+                "remember", {"text": "Maya's phone number is 555-0101", "id": "m-phone", "at": "2026-02-01"}
+            )
+        )
+        assert same == mem, (same, mem)
 
         rec = _ok(await client.call_tool("recall", {"query": "reconciler invoices", "k": 3}))
         check(rec, shapes.RECALL)
@@ -178,6 +200,129 @@ def test_stdio_bad_arguments_name_the_field(cli_env: dict, tenant: str) -> None:
     _session(_params(cli_env, tenant), body)
 
 
+def test_stdio_tools_describe_every_argument_and_say_what_they_change(cli_env: dict, tenant: str) -> None:
+    from kgmem import MemoryGraph
+    from kgmem.ingest.records import FIELDS
+
+    async def body(client: Client) -> dict:
+        return {t.name: t for t in (await client.list_tools()).tools}
+
+    tools = _session(_params(cli_env, tenant), body)
+    arguments = 0
+    for tool in tools.values():
+        props = tool.input_schema["properties"]
+        arguments += len(props)
+        assert not [a for a, schema in props.items() if not schema.get("description")], tool.name
+        assert tool.input_schema.get("additionalProperties") is False, tool.name  # unknown arguments: refused
+        ann = tool.annotations
+        assert ann is not None and ann.open_world_hint is False, tool.name
+        assert ann.read_only_hint is (tool.name in READ_TOOLS), tool.name
+        assert ann.destructive_hint is (tool.name == "forget"), tool.name
+        assert ann.idempotent_hint is True, tool.name
+    assert arguments >= 40, arguments
+    assert set(tools) == TOOLS
+
+    # ingest publishes the JSON schema of a record: the write path's own fields, with their descriptions
+    records = tools["ingest"].input_schema["properties"]["records"]
+    assert records["type"] == "array" and records["description"]
+    record = records["items"]
+    assert record == MemoryGraph.record_schema()
+    assert tuple(record["properties"]) == FIELDS and record["required"] == ["text"]
+    assert {"text", "id", "at", "user", "caused_by"} <= set(record["properties"])
+    assert record["additionalProperties"] is False
+    assert all(schema.get("description") for schema in record["properties"].values())
+    # remember's arguments are a record's fields, described by the same words
+    for name, schema in tools["remember"].input_schema["properties"].items():
+        assert schema["description"] == record["properties"][name]["description"], name
+
+
+def test_stdio_wrong_arguments_are_one_line_and_unknown_ones_refused(cli_env: dict, tenant: str) -> None:
+    async def body(client: Client) -> dict[str, str]:
+        return {
+            "type": _error(await client.call_tool("recall", {"query": "x", "k": "lots"})),
+            "missing": _error(await client.call_tool("now", {"predicate": "lives_in"})),
+            "tenant": _error(await client.call_tool("recall", {"query": "x", "tenant": "someone-else"})),
+            "typo": _error(await client.call_tool("recall", {"qurey": "reconciler"})),
+            "nested": _error(await client.call_tool("remember", {"text": "x", "entities": ["a", 3]})),
+            "kgmem": _error(await client.call_tool("timeline", {"id": "nope", "before": 1000})),
+        }
+
+    texts = _session(_params(cli_env, tenant), body)
+    for case, text in texts.items():
+        assert "\n" not in text and text.startswith("Error: field '") and " Fix: " in text, (case, text)
+        assert "pydantic" not in text and "validation error" not in text, (case, text)
+        assert "Error executing tool" not in text, (case, text)
+    assert texts["type"].startswith("Error: field 'k': must be an integer, got \"lots\""), texts["type"]
+    assert texts["missing"].startswith("Error: field 'subject': is required"), texts["missing"]
+    assert "now takes subject, predicate, object" in texts["missing"], texts["missing"]
+    assert texts["tenant"].startswith("Error: field 'tenant': is not an argument of recall"), texts["tenant"]
+    assert "fixes the tenant" in texts["tenant"], texts["tenant"]
+    assert "field 'qurey': is not an argument" in texts["typo"] and "did you mean 'query'?" in texts["typo"]
+    assert texts["nested"].startswith("Error: field 'entities.1': must be a string, got 3"), texts["nested"]
+    assert texts["kgmem"].startswith("Error: field 'before': must be 0 to 500"), texts["kgmem"]
+
+
+def test_stdio_empty_slot_answers_carry_the_cli_hint(cli_env: dict, tenant: str, mg) -> None:
+    from click.testing import CliRunner
+
+    from kgmem.cli import cli
+
+    mg.ingest(
+        [
+            {
+                "id": "f1",
+                "text": "Sam lives in Oslo",
+                "subject": "sam",
+                "predicate": "lives_in",
+                "object": "Oslo",
+                "at": "2026-01-01",
+            }
+        ]
+    )
+
+    async def body(client: Client) -> dict[str, dict]:
+        return {
+            "now": _ok(await client.call_tool("now", {"subject": "sam", "predicate": "lives_inn"})),
+            "as_of": _ok(
+                await client.call_tool("as_of", {"subject": "sam", "predicate": "lives_inn", "at": "2026-02-01"})
+            ),
+            "history": _ok(await client.call_tool("history", {"subject": "sam", "predicate": "lives_inn"})),
+            "found": _ok(await client.call_tool("now", {"subject": "sam", "predicate": "lives_in"})),
+        }
+
+    out = _session(_params(cli_env, tenant), body)
+    hint = out["now"]["hint"]
+    assert out["now"]["value"] is None and hint.endswith("did you mean lives_in?"), out["now"]
+    assert out["as_of"]["value"] is None and out["as_of"]["hint"] == hint, out["as_of"]
+    assert out["history"]["versions"] == [] and out["history"]["hint"] == hint, out["history"]
+    assert out["found"]["value"]["object"] == "Oslo" and out["found"]["hint"] is None, out["found"]
+    # the same words as the CLI's --json
+    res = CliRunner().invoke(cli, ["now", "sam", "lives_inn", "--json"], env=cli_env, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["hint"] == hint
+
+
+def test_stdio_vocabulary_lists_predicates_aliases_and_cardinality(cli_env: dict, tenant: str) -> None:
+    from kgmem.vocab import Vocabulary
+
+    async def body(client: Client) -> dict[str, dict]:
+        return {
+            "vocabulary": _ok(await client.call_tool("vocabulary", {})),
+            "live": _ok(await client.call_tool("vocabulary", {"match": "live"})),
+        }
+
+    out = _session(_params(cli_env, tenant), body)
+    predicates = out["vocabulary"]["predicates"]
+    assert len(predicates) == len(Vocabulary.load()) >= 100
+    assert predicates["lives_in"]["cardinality"] == "one" and predicates["lives_in"]["aliases"]
+    assert predicates["likes"]["cardinality"] == "many" and "dislikes" in predicates["likes"]["negative_aliases"]
+    live = out["live"]["predicates"]
+    assert "lives_in" in live and len(live) < len(predicates)
+    for name, entry in live.items():
+        words = [name, *entry["aliases"], *entry.get("negative_aliases", []), entry["description"].lower()]
+        assert any("live" in w for w in words), name
+
+
 def _closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -214,8 +359,10 @@ def test_stdio_another_tenant_is_refused(cli_env: dict, tenant: str, other_tenan
         assert report["created"] == 1, report
         assert [e["line"] for e in report["errors"]] == [1], report
         assert other_tenant in report["errors"][0]["error"] or "tenant" in report["errors"][0]["error"], report
-        # no tool takes a tenant: an extra argument does not switch tenants (it is not in the schema)
-        rec = _ok(await client.call_tool("recall", {"query": "smuggled stays tenant", "tenant": other_tenant}))
+        # no tool takes a tenant: the argument is refused by name (not dropped, not obeyed)
+        refused = _error(await client.call_tool("recall", {"query": "smuggled stays tenant", "tenant": other_tenant}))
+        assert "field 'tenant'" in refused and "Fix:" in refused, refused
+        rec = _ok(await client.call_tool("recall", {"query": "smuggled stays tenant"}))
         assert {h["id"] for h in rec["hits"]} <= {"x-2"}, rec
 
     _session(_params(cli_env, tenant), body)

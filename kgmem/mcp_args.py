@@ -1,0 +1,250 @@
+"""The MCP tools' arguments: what each one means (a description on every argument, published in the tools'
+input schemas), and how a call with wrong arguments is answered.
+
+:func:`strict_tool` registers a tool function the way the SDK does, and then
+
+- refuses an argument the tool does not take, by name (the schema says ``additionalProperties: false``): an
+  agent that sends ``tenant`` learns that the server's configuration fixes the tenant, rather than reading
+  another tenant's answer it did not get;
+- answers a wrong, missing or unknown argument with kgmem's one line, ``Error: field 'k': must be an integer,
+  got "lots" Fix: give k as an integer.``, instead of pydantic's several lines and links;
+- gives a kgmem error (an :class:`~kgmem.errors.KgmemError` the tool turned into a ToolError) as the CLI
+  prints it, without the SDK's ``Error executing tool ...:`` in front.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Annotated, Any, Callable, cast
+
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import ToolAnnotations
+from pydantic import ConfigDict, Field, ValidationError, WithJsonSchema
+
+from .api import MemoryGraph
+from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
+from .errors import KgmemError
+from .validate import MAX_AROUND, MAX_CHANGES, MAX_HITS, MAX_QUERY, short
+
+TIME = "RFC 3339 timestamp or a date (2026-03-01)"
+_RECORD = MemoryGraph.record_schema()
+
+
+def _record_field(name: str) -> str:
+    return str(_RECORD["properties"][name]["description"])
+
+
+# ---------------------------------------------------------------------------- what the tools do to the world
+
+# every tool works on the server's one graph (a closed world); reads change nothing, so asking again is safe
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# writes add memories; an identical record sent again changes nothing (its id or its content key)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# forget deletes a memory and what was derived from it; forgetting it again changes nothing more
+FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+
+
+# ---------------------------------------------------------------------------- the arguments, described
+
+Query = Annotated[
+    str,
+    Field(description=f"What to look for, in plain words: a question or keywords (at most {MAX_QUERY} characters)."),
+]
+Hits = Annotated[int, Field(description=f"How many memories to return, 1 to {MAX_HITS} (default {DEFAULT_HITS}).")]
+AsOf = Annotated[
+    str | None,
+    Field(
+        description=f"Answer as of this time ({TIME}): only what had happened by then, current as of then. "
+        "Default: now."
+    ),
+]
+IncludeSuperseded = Annotated[
+    bool,
+    Field(
+        description="Also return memories a newer one replaced (a slot's older versions, retired statements). "
+        "Default false."
+    ),
+]
+UserScope = Annotated[str | None, Field(description="Only memories of this user scope inside the tenant.")]
+Symptom = Annotated[
+    str, Field(description='What happened, to explain, in plain words, e.g. "why did checkout crash on Friday?".')
+]
+Roots = Annotated[int, Field(description=f"How many root causes to return, best first (default {DEFAULT_ROOTS}).")]
+CausesBy = Annotated[str | None, Field(description=f"Only causes known to have happened by this time ({TIME}).")]
+Subject = Annotated[str, Field(description="Whose fact: the subject, e.g. maya.")]
+Predicate = Annotated[
+    str,
+    Field(
+        description="Which attribute, e.g. lives_in. An alias maps to its canonical name; the vocabulary tool "
+        "lists both. A name outside the vocabulary answers nothing, with a hint."
+    ),
+]
+SlotObject = Annotated[
+    str | None,
+    Field(
+        description="For a multi-valued predicate (cardinality many, e.g. likes): which value's slot to ask "
+        "about, e.g. diet coke. Not used for a single-valued one."
+    ),
+]
+When = Annotated[str, Field(description=f"The time to ask about ({TIME}).")]
+Since = Annotated[str, Field(description=f"List what took effect or was recorded since this time ({TIME}).")]
+Limit = Annotated[
+    int, Field(description=f"At most this many versions, 1 to {MAX_CHANGES} (default {DEFAULT_CHANGES}).")
+]
+MemoryId = Annotated[str, Field(description="The memory's id (as remember, ingest or recall returned it).")]
+Before = Annotated[
+    int, Field(description=f"How many memories before it, 0 to {MAX_AROUND} (default {DEFAULT_AROUND}).")
+]
+After = Annotated[int, Field(description=f"How many memories after it, 0 to {MAX_AROUND} (default {DEFAULT_AROUND}).")]
+Question = Annotated[str, Field(description='A question in plain words, e.g. "where does Maya live?".')]
+AskNow = Annotated[
+    str | None, Field(description=f'The time that words like "last week" count from ({TIME}). Default: now.')
+]
+Match = Annotated[
+    str | None,
+    Field(
+        description="Only the predicates whose name, an alias or the description contains this text "
+        "(case-insensitive), e.g. live. Default: all of them."
+    ),
+]
+Records = Annotated[
+    list[Any],
+    WithJsonSchema({"type": "array", "items": _RECORD}),
+    Field(
+        description="The memory records to store, each an object with the fields of a JSONL memory record "
+        "(text is required). A bad record is an error for its line (its 1-based position) in the report; "
+        "the others still land."
+    ),
+]
+
+# remember's arguments are the fields of one record: described once, where the record's fields are
+Text = Annotated[str, Field(description=_record_field("text"))]
+RecordAt = Annotated[str | None, Field(description=_record_field("at"))]
+RecordId = Annotated[str | None, Field(description=_record_field("id"))]
+Kind = Annotated[str | None, Field(description=_record_field("kind"))]
+FactSubject = Annotated[str | None, Field(description=_record_field("subject"))]
+FactPredicate = Annotated[str | None, Field(description=_record_field("predicate"))]
+FactObject = Annotated[str | None, Field(description=_record_field("object"))]
+Polarity = Annotated[bool | None, Field(description=_record_field("polarity"))]
+Entities = Annotated[list[str] | None, Field(description=_record_field("entities"))]
+CausedBy = Annotated[list[str] | None, Field(description=_record_field("caused_by"))]
+Stream = Annotated[str | None, Field(description=_record_field("stream"))]
+Source = Annotated[str | None, Field(description=_record_field("source"))]
+Confidence = Annotated[float | None, Field(description=_record_field("confidence"))]
+RecordUser = Annotated[str | None, Field(description=_record_field("user"))]
+
+
+# ---------------------------------------------------------------------------- the strict tool
+
+
+def error_text(exc: KgmemError) -> str:
+    """The CLI's one-line error (``Error: ... Fix: ....``) for a kgmem error."""
+    fix = f" Fix: {exc.fix}." if exc.fix else ""
+    return f"Error: {' '.join(exc.message.split())}{fix}"
+
+
+class StrictTool(Tool):
+    """A tool whose argument errors are kgmem's one line (see the module docstring)."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        try:
+            return await super().run(arguments, context, convert_result)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                raise ToolError(argument_error(self.name, self.parameters, cause)) from cause
+            if isinstance(cause, ToolError) and isinstance(cause.__cause__, KgmemError):
+                raise cause from cause.__cause__  # already the CLI's line
+            raise
+
+
+def strict_tool(fn: Callable[..., Any], annotations: ToolAnnotations) -> StrictTool:
+    """``fn`` as a tool (as ``@server.tool()`` would make it) that refuses the arguments it does not take."""
+    tool = cast(StrictTool, StrictTool.from_function(fn, annotations=annotations))
+    loose = tool.fn_metadata.arg_model
+    strict: Any = type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid"), "__module__": __name__})
+    tool.fn_metadata.arg_model = strict
+    tool.parameters = strict.model_json_schema(by_alias=True)
+    return tool
+
+
+def argument_error(tool: str, schema: dict[str, Any], exc: ValidationError) -> str:
+    """Every problem pydantic found with a call's arguments, on one line: each names its argument, then the fix
+    (with the tool's argument names when one was missing or unknown)."""
+    props: dict[str, Any] = schema.get("properties", {})
+    errors = exc.errors(include_url=False)
+    problems = [_problem(tool, props, err) for err in errors]
+    message = "; ".join(f"field '{name}': {what}" for name, what, _ in problems)
+    fixes = list(dict.fromkeys(fix for _, _, fix in problems))
+    if any(err["type"] in ("missing", "extra_forbidden") for err in errors):
+        fixes.append(f"{tool} takes {', '.join(props)}")
+    return error_text(KgmemError(message, fix="; ".join(fixes)))
+
+
+def _problem(tool: str, props: dict[str, Any], err: Any) -> tuple[str, str, str]:
+    """(the argument, what is wrong with it, the fix) for one pydantic error."""
+    loc = [str(p) for p in err["loc"]]
+    name = short(".".join(loc), 40)
+    if err["type"] == "missing":
+        return name, "is required", f"give {name} ({_expected(props.get(name)) or 'a value'})"
+    if err["type"] == "extra_forbidden":
+        if name == "tenant":
+            return (
+                name,
+                f"is not an argument of {tool}: the server's configuration fixes the tenant",
+                "drop it (another tenant needs its own server: kgmem mcp --tenant NAME)",
+            )
+        guess = difflib.get_close_matches(loc[0], list(props), n=1)
+        return name, f"is not an argument of {tool}", f"did you mean '{guess[0]}'?" if guess else "drop it"
+    expected = _expected(_at(props, err["loc"]))
+    if expected is None:  # a shape the schema does not spell out: pydantic's own words, on one line
+        return name, " ".join(str(err["msg"]).split()), f"see the {tool} tool's input schema"
+    return name, f"must be {expected}, got {_shown(err.get('input'))}", f"give {name} as {expected}"
+
+
+def _at(props: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any] | None:
+    """The schema of the argument (or the part of it) at ``loc``."""
+    node: Any = props.get(str(loc[0]))
+    for part in loc[1:]:
+        node = _non_null(node)
+        if node is None:
+            return None
+        node = node.get("items") if isinstance(part, int) else node.get("properties", {}).get(part)
+    return node
+
+
+def _non_null(node: Any) -> dict[str, Any] | None:
+    if not isinstance(node, dict):
+        return None
+    options = [o for o in node.get("anyOf", [node]) if o.get("type") != "null"]
+    return options[0] if len(options) == 1 else None
+
+
+_WORDS = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false"}
+_PLURAL = {"string": "strings", "integer": "integers", "number": "numbers", "object": "objects"}
+
+
+def _expected(node: Any) -> str | None:
+    """The schema's type in words: "an integer", "a list of strings", "true or false"."""
+    node = _non_null(node)
+    if node is None:
+        return None
+    kind = node.get("type")
+    if kind == "array":
+        items = _non_null(node.get("items")) or {}
+        return f"a list of {_PLURAL[items['type']]}" if items.get("type") in _PLURAL else "a list"
+    if kind == "object":
+        return "an object"
+    return _WORDS.get(kind)
+
+
+def _shown(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return short(text, 40)
