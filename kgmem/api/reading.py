@@ -82,7 +82,7 @@ class Reading(GraphBase):
         time_filters: bool | str = True,
         policy: AbstainPolicy | None = None,
     ) -> Recall:
-        """Hybrid recall: filters first, then the channels fused by RRF (see README, "Recall").
+        """Hybrid recall: filters first, then the channels fused by RRF (see docs/how-it-works.md, "Reading").
 
         ``at`` answers as of that time (versions valid then). A time phrase in the question is measured from
         ``now`` (default: ``at``, else the current time) and, by the rule of ``time_filters="auto"`` (True),

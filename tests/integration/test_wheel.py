@@ -1,5 +1,6 @@
-"""The wheel works from anywhere: build it, install it into a fresh virtualenv outside the checkout, and run
-the CLI from a temporary directory against the test database.
+"""The distributions are fit for a package index, and the wheel works from anywhere: build the sdist and the
+wheel from it, check their metadata as `twine check` does, install the wheel into a fresh virtualenv outside
+the checkout, and run the CLI from a temporary directory against the test database.
 
 The fresh virtualenv has no pip and downloads nothing: a .pth (``site.addsitedir``, like ./dev does) chains
 its site-packages to the dependencies of the virtualenv running the tests, and only the kgmem wheel itself
@@ -14,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -55,9 +57,16 @@ def _deps_site() -> str:
     return str(Path(sklearn.__file__).resolve().parents[1])
 
 
+def _build(args: list[str], cwd: Path) -> None:
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    """The wheel, built from a clean copy of the checkout (an in-tree build/ could hold stale copies)."""
+def dists(tmp_path_factory) -> tuple[Path, Path]:
+    """(sdist, wheel) as `python -m build` makes them: the sdist from a clean copy of the checkout (an in-tree
+    build/ could hold stale copies), then the wheel from the unpacked sdist, so a file missing from the sdist
+    is missing from the wheel too. No isolation and no download: setuptools comes from the running venv."""
     src = tmp_path_factory.mktemp("src") / "kgmem"
     shutil.copytree(
         ROOT,
@@ -75,29 +84,22 @@ def wheel(tmp_path_factory) -> Path:
             "results",
         ),
     )
-    out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--disable-pip-version-check",
-            "-q",
-            "-w",
-            str(out),
-            ".",
-        ],
-        cwd=src,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = tmp_path_factory.mktemp("dist")
+    _build([sys.executable, "-c", f"from setuptools import build_meta as b; b.build_sdist({str(out)!r})"], src)
+    (sdist,) = out.glob("kgmem-*.tar.gz")
+    unpacked = tmp_path_factory.mktemp("sdist")
+    with tarfile.open(sdist) as tar:
+        tar.extractall(unpacked, filter="data")
+    (tree,) = unpacked.iterdir()
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--disable-pip-version-check"]
+    _build([*pip, "-q", "-w", str(out), "."], tree)
     (whl,) = out.glob("kgmem-*.whl")
-    return whl
+    return sdist, whl
+
+
+@pytest.fixture(scope="module")
+def wheel(dists: tuple[Path, Path]) -> Path:
+    return dists[1]
 
 
 @pytest.fixture(scope="module")
@@ -226,3 +228,53 @@ def test_bench_from_an_installed_copy_says_to_use_a_checkout(run) -> None:
     assert proc.returncode != 0, proc.stdout
     assert "not part of an installed kgmem" in proc.stderr, proc.stderr[-2000:]
     assert "inside a clone of the kgmem repository" in proc.stderr
+
+
+def _metadata(dist: Path) -> str:
+    """The core metadata a package index reads: the wheel's METADATA, the sdist's PKG-INFO."""
+    if dist.suffix == ".whl":
+        with zipfile.ZipFile(dist) as z:
+            (name,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+            return z.read(name).decode("utf-8")
+    with tarfile.open(dist) as tar:
+        (member,) = [m for m in tar.getmembers() if m.name.count("/") == 1 and m.name.endswith("/PKG-INFO")]
+        f = tar.extractfile(member)
+        assert f is not None
+        return f.read().decode("utf-8")
+
+
+@pytest.mark.parametrize("kind", ["sdist", "wheel"])
+def test_metadata_passes_what_twine_check_checks(dists: tuple[Path, Path], kind: str) -> None:
+    """twine check (7.x) parses the metadata with packaging and refuses unknown or malformed fields and invalid
+    values (Metadata.from_raw), warns when the long description or its content type is missing, and renders it
+    (Markdown cannot fail). The same here, plus what an index page needs from us."""
+    from packaging.metadata import Metadata, parse_email
+
+    dist = dists[0] if kind == "sdist" else dists[1]
+    raw, unparsed = parse_email(_metadata(dist))
+    assert unparsed == {}, unparsed
+    meta = Metadata.from_raw(raw)  # raises on an invalid field
+    assert str(meta.version) == _project_version()
+    assert meta.description_content_type == "text/markdown"
+    assert meta.description and meta.description.strip() == (ROOT / "README.md").read_text(encoding="utf-8").strip()
+    assert meta.license_expression == "Apache-2.0" and meta.license_files == ["LICENSE"]
+    assert meta.author, "no author"
+    assert meta.keywords and meta.classifiers and meta.requires_python
+    assert not any(c.startswith("License ::") for c in meta.classifiers)  # PEP 639: the expression says it
+    assert not any(str(r).startswith(("torch", "sentence-transformers")) and not r.marker for r in meta.requires_dist)
+
+
+def test_sdist_holds_license_changelog_docs_and_runtime_sources(dists: tuple[Path, Path]) -> None:
+    with tarfile.open(dists[0]) as tar:
+        names = {m.name.split("/", 1)[1] for m in tar.getmembers() if "/" in m.name}
+    for needed in ("LICENSE", "README.md", "CHANGELOG.md", "docs/interface.md", "setup.py", "fixtures/demo/demo.jsonl"):
+        assert needed in names, needed
+    assert "cypher/why/roots.cypher" in names
+    with zipfile.ZipFile(dists[1]) as z:
+        assert any(n.endswith(".dist-info/licenses/LICENSE") for n in z.namelist())
+
+
+def _project_version() -> str:
+    import tomllib
+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
