@@ -845,8 +845,13 @@ def _value_kinds(text: str) -> frozenset[str]:
     return frozenset(kind for kind, rx in _VALUE_SHAPES if rx.search(text))
 
 
+_CUES_CACHE = 1 << 14  # texts whose cues are remembered (about 4 KB each: 64 MB at most)
+
+
+@lru_cache(maxsize=_CUES_CACHE)
 def cues(text: str) -> Cues:
-    """The change signals of ``text`` (pure). Each family of patterns is first tried as one union, so a text
+    """The change signals of ``text`` (pure; the last :data:`_CUES_CACHE` texts are remembered, so a later
+    ingest in the same process reads its older neighbours' cues again for free). Each family of patterns is first tried as one union, so a text
     that holds none of them (most do not) costs one search, not one per pattern."""
     matched: list[str] = []
     counts = {}
