@@ -232,3 +232,24 @@ def test_a_later_batch_asks_the_index_and_never_pairs_two_users(mg):
         assert _inferred(other) == {("quit", "smoke-bob")}
     finally:
         other.store.auto_commit("admin/delete_tenant", tenant=other.tenant)
+
+
+def test_ingest_hands_the_pass_the_cues_it_worked_out_during_the_write(mg, monkeypatch):
+    """The pass reads each text's cues from the CueWarmer that ran beside the embedder, not again after the write;
+    its links are those of a pass that works every cue out itself (sup.infer without them); each phase is timed."""
+    calls: list[str] = []
+    real = sup._side
+
+    def spy(row, cues_of=None):
+        if cues_of is None or row["text"] not in cues_of:
+            calls.append(row["id"])
+        return real(row, cues_of)
+
+    monkeypatch.setattr(sup, "_side", spy)
+    report = mg.ingest([*STORY, QUIT, *CONTROLS])
+    assert calls == []  # every record's cues came from the write
+    assert set(report.timings) == {"write", "context", "causes", "supersession"}
+    assert all(v >= 0 for v in report.timings.values()) and report.timings["supersession"] > 0
+    ids = [r["id"] for r in (*STORY, QUIT, *CONTROLS)]
+    again = {(x["newer"], x["older"]) for x in sup.infer(mg.store, mg.tenant, ids)}
+    assert again == _inferred(mg) == {("quit", "smoke")}
