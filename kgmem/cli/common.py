@@ -15,6 +15,13 @@ from ..errors import KgmemError
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 
 
+class NotAvailable(KgmemError):
+    """A command this installation cannot run (``kgmem bench`` from a wheel): a usage error, exit 2, said in
+    one line with its fix."""
+
+    exit_code = EXIT_USAGE
+
+
 def connection_options(fn: Callable) -> Callable:
     """--uri/--user/--password/--database/--tenant, read from the environment when not given."""
     opts = [

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import connection_options, emit_json, handle_errors, json_option, open_graph
+from .common import NotAvailable, connection_options, emit_json, handle_errors, json_option, open_graph
 from .lifecycle_cmd import COMMANDS as LIFECYCLE_COMMANDS
 from .memory_cmd import COMMANDS as MEMORY_COMMANDS
 from .server_cmd import server
@@ -158,10 +158,11 @@ def _clip(text: str, width: int) -> str:
 @click.option("--out", default="bench/results", show_default=True, help="Where results, report and plots go.")
 @click.option("--trials", type=int, default=None, help="Trials per experiment (default 5; quick 2).")
 @click.option("--list", "list_", is_flag=True, help="List the suites and exit.")
+@handle_errors
 def bench(suites, quick, out, trials, list_) -> None:
     """Run the benchmarks: the founding papers' experiments and kgmem's speed against baselines measured in the
     same run. Writes <out>/<suite>.json, <out>/REPORT.md and PNG plots. Uses the same Neo4j as the other
-    commands (NEO4J_URI or the local server)."""
+    commands (NEO4J_URI or the local server). Needs a clone of the repository (bench/ is not in the wheel)."""
     runner = _bench_runner()
     if list_:
         for name, spec in runner.discover().items():
@@ -170,27 +171,39 @@ def bench(suites, quick, out, trials, list_) -> None:
     sys.exit(runner.main_cli(list(suites) or None, quick, out, trials=trials))
 
 
+_BENCH_FIX = (
+    "run `kgmem bench` (or ./dev bench) inside a clone of the kgmem repository, which has bench/kgmem_bench, "
+    "its fixtures and ../shared beside it (there: pip install -e '.[bench]')"
+)
+
+
 def _bench_runner():
     """The benchmarks live beside the library in a checkout (``bench/kgmem_bench``), not in the wheel: they
-    read the repository's fixtures and ``../shared``'s data sets."""
+    read the repository's fixtures and ``../shared``'s data sets. Outside a checkout, or without the
+    ``[bench]`` extra's packages, a one-line usage error (exit 2) says what to do."""
     import importlib
     from pathlib import Path
 
+    def load():
+        try:
+            return importlib.import_module("kgmem_bench.runner")
+        except ModuleNotFoundError as e:
+            if e.name and e.name.split(".")[0] == "kgmem_bench":
+                raise
+            raise NotAvailable(
+                f"the benchmarks need the package '{e.name}', which is not installed",
+                fix="install the bench extra in the clone: pip install -e '.[bench]'",
+            ) from None
+
     try:
-        return importlib.import_module("kgmem_bench.runner")
-    except ImportError:
+        return load()
+    except ModuleNotFoundError:
         pass
     for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         if (base / "bench" / "kgmem_bench" / "runner.py").is_file():
             sys.path.insert(0, str(base / "bench"))
-            return importlib.import_module("kgmem_bench.runner")
-    from ..errors import InputError
-
-    raise InputError(
-        "the benchmarks are not part of an installed kgmem",
-        fix="run `kgmem bench` (or ./dev bench) inside a clone of the kgmem repository, "
-        "which has bench/kgmem_bench, its fixtures and ../shared beside it",
-    )
+            return load()
+    raise NotAvailable("the benchmarks are not part of an installed kgmem", fix=_BENCH_FIX)
 
 
 def _same_help_everywhere(cmd: click.Command) -> None:
