@@ -120,6 +120,13 @@ class GraphBase:
             check_model(self.store, self.tenant, MODEL_ID)
             self._model_checked = True
 
+    def empty_tenant_hint(self) -> str | None:
+        """The hint an empty answer carries when this graph's tenant holds no memory at all (a misspelt
+        ``--tenant``/``KGMEM_TENANT``, or nothing ingested yet); None when it holds any. One index seek."""
+        if self.store.read("memory/tenant_has_any", tenant=self.tenant)[0]["has_any"]:
+            return None
+        return f"tenant '{self.tenant}' has no memories (check --tenant or KGMEM_TENANT)"
+
     # ------------------------------------------------------------------ administration
 
     def cleanup(self, prefix: str, *, dry_run: bool = False) -> dict[str, Any]:

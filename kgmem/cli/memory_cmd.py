@@ -378,9 +378,8 @@ def as_of(subject, predicate, object, at, known_at, uri, user, password, databas
 def _empty_slot_hint(mg, predicate: str) -> str | None:
     """Why a slot may have answered nothing: an empty tenant, or a predicate outside the vocabulary (with the
     nearest spellings). None when neither holds (the slot is simply not recorded)."""
-    hints = []
-    if mg.store.read("admin/count_tenant", tenant=mg.tenant)[0]["memories"] == 0:
-        hints.append(f"tenant '{mg.tenant}' has no memories (check --tenant or KGMEM_TENANT)")
+    empty = mg.empty_tenant_hint()
+    hints = [empty] if empty else []
     vocab = mg.vocabulary
     if predicate not in vocab:
         spellings: dict[str, str] = {}
