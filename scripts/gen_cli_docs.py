@@ -20,6 +20,8 @@ if str(ROOT) not in sys.path:
 
 import click  # noqa: E402
 
+from kgmem.cli.common import DOCS_META  # noqa: E402
+
 OUT = ROOT / "docs" / "cli.md"
 WIDTH = 100
 PROG = "kgmem"
@@ -29,6 +31,7 @@ def walk(cmd: click.Command, name: str = PROG, parent: click.Context | None = No
     """Yield (context, command) for ``cmd`` and everything under it, depth first, in listing order."""
     settings = {**cmd.context_settings, "terminal_width": WIDTH, "max_content_width": WIDTH}
     ctx = click.Context(cmd, info_name=name, parent=parent, **settings)
+    ctx.meta[DOCS_META] = True  # help that names this machine (the Browser's port) shows the defaults
     yield ctx, cmd
     if isinstance(cmd, click.Group):
         for sub_name in cmd.list_commands(ctx):

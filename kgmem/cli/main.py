@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import click
 
-from .common import NotAvailable, connection_options, emit_json, handle_errors, json_option, open_graph
+from .common import DOCS_META, NotAvailable, connection_options, emit_json, handle_errors, json_option, open_graph
 from .lifecycle_cmd import COMMANDS as LIFECYCLE_COMMANDS
 from .memory_cmd import COMMANDS as MEMORY_COMMANDS
 from .server_cmd import server
@@ -92,7 +93,48 @@ def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> Non
         click.echo(f"{i['name']:22} {i['type']:9} {i['state']}")
 
 
-@cli.command("cypher")
+EXAMPLE_TENANT = "demo"  # the tenant of the examples in cypher/'s :param lines (the demo data)
+_EXAMPLE_TENANT_LITERAL = re.compile(r"(?<![\w$])'" + re.escape(EXAMPLE_TENANT) + "'")
+
+
+def _for_tenant(expr: str, tenant: str | None) -> str:
+    """A `:param` expression (or line) reading ``tenant`` where it reads the demo data's tenant: the literal
+    'demo' becomes ``tenant`` as a Cypher string literal. Other tenants in the examples (a scratch tenant that
+    admin/delete_tenant deletes) stay as they are."""
+    if tenant is None or tenant == EXAMPLE_TENANT:
+        return expr
+    literal = "'" + tenant.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return _EXAMPLE_TENANT_LITERAL.sub(lambda _: literal, expr)
+
+
+class _LiveHelp(click.Command):
+    """A command whose help names this machine's local server: ``{browser}`` in its help text becomes the
+    Browser URL of the configured HTTP port (``kgmem server status``), worked out when the help is shown.
+    docs/cli.md (``ctx.meta[DOCS_META]``) shows the default port instead."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        text = self.help or ""
+        self.help = text.replace("{browser}", _browser_url(ctx))
+        try:
+            super().format_help_text(ctx, formatter)
+        finally:
+            self.help = text
+
+
+def _browser_url(ctx: click.Context) -> str:
+    from .. import server as srv
+    from ..errors import KgmemError
+
+    default = f"http://127.0.0.1:{srv.ServerSettings().http_port}/browser/"
+    if ctx.meta.get(DOCS_META):
+        return f"{default} on the default HTTP port; `kgmem server status` prints yours"
+    try:
+        return str(srv.status()["browser"])  # the running server's port, else KGMEM_HTTP_PORT or the default
+    except (KgmemError, OSError, ValueError):
+        return default
+
+
+@cli.command("cypher", cls=_LiveHelp)
 @click.argument("name", required=False)
 @click.option("--list", "list_", is_flag=True, help="List every statement name with its summary.")
 @click.option("--params", "part", flag_value="params", help="Print only the example `:param` lines (Browser paste 1).")
@@ -102,17 +144,26 @@ def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> Non
     flag_value="body",
     help="Print only the statement, without header or `:param` lines (Browser paste 2).",
 )
+@click.option(
+    "--tenant",
+    envvar="KGMEM_TENANT",
+    default=None,
+    help=f"Tenant the examples read: replaces the demo data's tenant '{EXAMPLE_TENANT}' in the `:param` lines "
+    "[env KGMEM_TENANT; default: the example's].",
+)
 @handle_errors
-def cypher_cmd(name, list_, part) -> None:
+def cypher_cmd(name, list_, part, tenant) -> None:
     """Print a Cypher statement from cypher/ with its header and example `:param` lines.
 
     \b
-    In Neo4j Browser (http://127.0.0.1:7474/browser/, user neo4j, the password `kgmem server start` printed),
-    after `kgmem demo` or `kgmem ingest fixtures/demo/demo.jsonl --tenant demo`:
+    Neo4j Browser: {browser}
+    (user neo4j, the password `kgmem server start` printed). After `kgmem demo` or
+    `kgmem ingest fixtures/demo/demo.jsonl --tenant demo`:
       paste 1: kgmem cypher why/roots --params   sets the parameters (Browser shows one status per line)
       paste 2: kgmem cypher why/roots --body     runs the statement: Browser shows the result table
     Pasting the whole file also runs, but Browser then shows only statuses, no rows (its multi-statement
     view). The parameters stay set in Browser, so paste 2 can be edited and rerun alone.
+    With --tenant T (or KGMEM_TENANT) the `:param` lines read tenant T instead of the demo data's.
     """
     from ..api import MemoryGraph
 
@@ -123,8 +174,9 @@ def cypher_cmd(name, list_, part) -> None:
             click.echo(f"{q.name:40} {_clip(q.summary, 70)}")
         return
     q = MemoryGraph.statement(name)
+    examples = [(key, _for_tenant(expr, tenant)) for key, expr in q.example_params]
     if part == "params":
-        for key, expr in q.example_params:
+        for key, expr in examples:
             click.echo(f":param {key} => {expr};")
         missing = [p for p in q.params if p not in dict(q.example_params)]
         if missing:
@@ -137,7 +189,8 @@ def cypher_cmd(name, list_, part) -> None:
     elif part == "body":
         click.echo(q.text)
     else:
-        click.echo(q.source.rstrip())
+        click.echo("\n".join(_for_tenant(line, tenant) if line.startswith(":param") else line
+                             for line in q.source.rstrip().splitlines()))
 
 
 def _clip(text: str, width: int) -> str:

@@ -64,3 +64,39 @@ def test_an_empty_answer_from_a_tenant_with_memories_has_no_empty_tenant_hint(mg
     mg.remember("Sam moved to Oslo", at="2026-01-01")
     res = mg.recall("where does Sam live?", since="2100-01-01")  # the filter leaves nothing eligible
     assert res.abstained and res.hits == [] and "has no memories" not in (res.reason or ""), res.reason
+
+
+# ------------------------------------------------------------------ cypher: --tenant, the Browser's port
+
+
+def test_cypher_tenant_sets_the_tenant_of_the_param_lines(mg, store):
+    from kgmem.demo import DEMO_FILE
+
+    records = [json.loads(line) for line in DEMO_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    report = mg.ingest([{k: v for k, v in r.items() if k != "tenant"} for r in records])  # in the test's tenant
+    assert not report.errors
+    res = run_cli("cypher", "why/roots", "--params", "--tenant", mg.tenant)
+    assert res.exit_code == 0, res.output
+    exprs = dict(line.removeprefix(":param ").rstrip(";").split(" => ", 1) for line in res.stdout.splitlines())
+    params = store.evaluate(exprs)  # as Browser evaluates them
+    assert params["tenant"] == mg.tenant and params["symptom_id"] is not None, params
+    rows = store.run_raw("why/roots", params, write=False)
+    assert rows and all(r["root_id"] for r in rows)  # the example now finds the test tenant's demo data
+    full = run_cli("cypher", "why/roots", "--tenant", mg.tenant).stdout
+    assert f":param tenant => '{mg.tenant}';" in full and "'demo'" not in full
+
+    quoted = run_cli("cypher", "why/roots", "--params", "--tenant", "o'brien\\x").stdout.splitlines()
+    assert store.evaluate({"tenant": quoted[0].removeprefix(":param tenant => ").rstrip(";")}) == {
+        "tenant": "o'brien\\x"
+    }
+    env = run_cli("cypher", "why/roots", "--params", env={"KGMEM_TENANT": "acme"}).stdout
+    assert env.startswith(":param tenant => 'acme';"), env
+    scratch = run_cli("cypher", "admin/delete_tenant", "--params", "--tenant", "acme").stdout
+    assert "'acme'" not in scratch  # only the demo data's tenant is replaced, never a scratch tenant to delete
+
+
+def test_cypher_help_names_the_configured_browser_port(monkeypatch, tmp_path):
+    monkeypatch.setenv("KGMEM_HOME", str(tmp_path))  # no local server here: the configured port decides
+    monkeypatch.setenv("KGMEM_HTTP_PORT", "7999")
+    text = run_cli("cypher", "--help").stdout
+    assert "http://127.0.0.1:7999/browser/" in text and "7474" not in text, text
