@@ -189,8 +189,12 @@ def cypher_cmd(name, list_, part, tenant) -> None:
     elif part == "body":
         click.echo(q.text)
     else:
-        click.echo("\n".join(_for_tenant(line, tenant) if line.startswith(":param") else line
-                             for line in q.source.rstrip().splitlines()))
+        click.echo(
+            "\n".join(
+                _for_tenant(line, tenant) if line.startswith(":param") else line
+                for line in q.source.rstrip().splitlines()
+            )
+        )
 
 
 def _clip(text: str, width: int) -> str:

@@ -248,7 +248,7 @@ def _recall_one(mg, query: str, opts: dict):
 
 @click.command("recall")
 @click.argument("query", required=False)
-@click.option("--k", default=DEFAULT_HITS, show_default=True, help="How many hits.")
+@click.option("-k", "--k", default=DEFAULT_HITS, show_default=True, help="How many hits.")
 @click.option("--at", help="Answer as of this time (versions valid then).")
 @click.option("--include-superseded", is_flag=True, help="Also return versions that were replaced.")
 @click.option("--since", help="Only memories at or after this time.")
@@ -310,7 +310,7 @@ def recall(
 
 @click.command("why")
 @click.argument("query", required=False)
-@click.option("--k", default=DEFAULT_ROOTS, show_default=True, help="How many roots.")
+@click.option("-k", "--k", default=DEFAULT_ROOTS, show_default=True, help="How many roots.")
 @click.option("--at", help="Only causes known to have happened by this time.")
 @click.option("--max-depth", default=DEFAULT_WHY_DEPTH, show_default=True, help="Longest CAUSED_BY walk (1-10).")
 @click.option("--min-confidence", default=0.0, show_default=True, help="Drop paths below this confidence.")

@@ -100,3 +100,24 @@ def test_cypher_help_names_the_configured_browser_port(monkeypatch, tmp_path):
     monkeypatch.setenv("KGMEM_HTTP_PORT", "7999")
     text = run_cli("cypher", "--help").stdout
     assert "http://127.0.0.1:7999/browser/" in text and "7474" not in text, text
+
+
+# ------------------------------------------------------------------ -k as well as --k
+
+
+def test_short_k_is_accepted_wherever_k_is(mg, cli_env):
+    report = mg.ingest(
+        [
+            {"id": f"k{i}", "text": f"the reconciler cached invoice batch {i}", "at": f"2026-01-0{i}"}
+            for i in range(1, 6)
+        ]
+    )
+    assert report.created == 5, report
+    for flag in ("-k", "--k"):
+        res = run_cli("recall", "reconciler cached invoice batch", flag, "2", "--json", env=cli_env)
+        assert res.exit_code == 0, res.output
+        assert len(json.loads(res.stdout)["hits"]) == 2, res.stdout
+        why = run_cli("why", "why did the reconciler cache invoices?", flag, "1", "--json", env=cli_env)
+        assert why.exit_code == 0, why.output
+    for path in (["recall"], ["why"]):
+        assert "-k, --k INTEGER" in run_cli(*path, "--help").stdout
