@@ -121,3 +121,62 @@ def test_short_k_is_accepted_wherever_k_is(mg, cli_env):
         assert why.exit_code == 0, why.output
     for path in (["recall"], ["why"]):
         assert "-k, --k INTEGER" in run_cli(*path, "--help").stdout
+
+
+# ------------------------------------------------------------------ server start / status
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_server_start_prints_export_lines_a_shell_can_eval(monkeypatch):
+    import subprocess
+
+    from kgmem import server
+    from kgmem.server import local
+
+    password = "it's $HOME `x`"  # quoted, not expanded
+    monkeypatch.setattr(local, "_read_state", lambda: {"user": "neo4j", "password": password})
+    info = {"version": "2026.08.1", "already_running": True, "pid": 4242, "uri": "bolt://127.0.0.1:7999"}
+    monkeypatch.setattr(server, "start", lambda settings, quiet=False: {**info, "browser": "http://x/browser/"})
+    res = run_cli("server", "start")
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.strip().splitlines()
+    assert [ln.split("=", 1)[0] for ln in lines] == [
+        "export NEO4J_URI",
+        "export NEO4J_USERNAME",
+        "export NEO4J_PASSWORD",
+    ]
+    shell = subprocess.run(
+        ["sh", "-c", 'eval "$1" && exec env', "sh", res.stdout], capture_output=True, text=True, env={}, check=True
+    )
+    seen = dict(line.split("=", 1) for line in shell.stdout.splitlines() if line.startswith("NEO4J_"))
+    assert seen == {"NEO4J_URI": info["uri"], "NEO4J_USERNAME": "neo4j", "NEO4J_PASSWORD": password}, seen
+
+
+def test_server_status_without_a_pid_says_it_is_not_running(monkeypatch):
+    from kgmem import server
+
+    port = _free_port()
+    stopped = {
+        "state": "stopped",
+        "pid": None,
+        "bolt_port": port,
+        "uri": f"bolt://127.0.0.1:{port}",
+        "browser": "http://127.0.0.1:7474/browser/",
+        "version": "2026.08.1",
+        "data_dir": "/nowhere/data",
+        "log": "/nowhere/console.log",
+    }
+    monkeypatch.setattr(server, "status", lambda settings: stopped)
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    out = run_cli("server", "status").stdout
+    assert "None" not in out and "pid       none: not running (`kgmem server start` starts it)" in out, out
+    external = run_cli("server", "status", env={"NEO4J_URI": "neo4j+s://x.databases.neo4j.io"}).stdout
+    assert "NEO4J_URI is set: kgmem commands use neo4j+s://x.databases.neo4j.io" in external, external
+    assert json.loads(run_cli("server", "status", "--json").stdout)["pid"] is None  # the JSON keeps null
