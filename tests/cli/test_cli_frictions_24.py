@@ -180,3 +180,21 @@ def test_server_status_without_a_pid_says_it_is_not_running(monkeypatch):
     external = run_cli("server", "status", env={"NEO4J_URI": "neo4j+s://x.databases.neo4j.io"}).stdout
     assert "NEO4J_URI is set: kgmem commands use neo4j+s://x.databases.neo4j.io" in external, external
     assert json.loads(run_cli("server", "status", "--json").stdout)["pid"] is None  # the JSON keeps null
+
+
+# ------------------------------------------------------------------ the unreachable message names today's versions
+
+
+def test_unreachable_message_names_the_default_neo4j_not_neo4j_5():
+    import re
+
+    from kgmem.server import CURRENT_VERSION, LTS_VERSION
+
+    down = f"bolt://127.0.0.1:{_free_port()}"
+    res = run_cli("now", "sam", "lives_in", "--json", env={"NEO4J_URI": down, "NEO4J_PASSWORD": "x"})
+    assert res.exit_code == 3, res.output
+    line = res.stderr.strip()
+    assert "\n" not in line and line.startswith("Error: Neo4j is not reachable at " + down), line
+    default, lts = CURRENT_VERSION.split(".")[0], ".".join(LTS_VERSION.split(".")[:2])
+    assert f"{default}.x" in line and lts in line, line  # 2026.x (the default) or 5.26
+    assert not re.search(r"Neo4j 5(?![.\d])", line), line  # not the old "a running Neo4j 5"
