@@ -83,14 +83,24 @@ def demo(uri, user, password, database, tenant) -> None:
 @json_option
 @handle_errors
 def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> None:
-    """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE."""
+    """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE. Prepares the
+    embedding model too (once per install), so that the first recall does not."""
     with open_graph(uri, user, password, database, tenant) as mg:
         indexes = mg.init(rebuild_indexes=rebuild_indexes)
+        embedder = mg.embedder  # the ONNX model is built now (said on stderr), not on the first recall
+    rows = [(i["name"], i["type"], i["state"]) for i in indexes]
     if as_json:
-        emit_json({"indexes": [{"name": i["name"], "type": i["type"], "state": i["state"]} for i in indexes]})
+        emit_json(
+            {
+                "indexes": [dict(zip(("name", "type", "state"), r)) for r in rows],
+                "embedder": {"model": embedder.model_id, "backend": embedder.backend},
+            }
+        )
         return
-    for i in indexes:
-        click.echo(f"{i['name']:22} {i['type']:9} {i['state']}")
+    widths = [max(len(r[c]) for r in rows) for c in (0, 1)] if rows else [0, 0]
+    for name, kind, state in rows:
+        click.echo(f"{name:{widths[0]}}  {kind:{widths[1]}}  {state}")
+    click.echo(f"embedding model {embedder.model_id} ({embedder.backend}): ready")
 
 
 EXAMPLE_TENANT = "demo"  # the tenant of the examples in cypher/'s :param lines (the demo data)

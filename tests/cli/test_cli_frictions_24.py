@@ -198,3 +198,42 @@ def test_unreachable_message_names_the_default_neo4j_not_neo4j_5():
     default, lts = CURRENT_VERSION.split(".")[0], ".".join(LTS_VERSION.split(".")[:2])
     assert f"{default}.x" in line and lts in line, line  # 2026.x (the default) or 5.26
     assert not re.search(r"Neo4j 5(?![.\d])", line), line  # not the old "a running Neo4j 5"
+
+
+# ------------------------------------------------------------------ init: an aligned table, the slow-once work up front
+
+
+def test_init_prepares_the_model_up_front_says_so_and_prints_an_aligned_table(cli_env, tmp_path):
+    import subprocess
+
+    env = {**cli_env, "KGMEM_CACHE": str(tmp_path)}  # an empty cache: the embedding model is not built yet
+    init = subprocess.run([*KGMEM, "init"], env=env, capture_output=True, text=True, timeout=300)
+    assert init.returncode == 0, init.stderr
+    # said on stderr while it ran, though stderr is a pipe here (an MCP client's log, a script)
+    assert "kgmem: preparing the embedding model, once per install" in init.stderr, init.stderr
+    assert list(tmp_path.glob("onnx-*/model.onnx")), "kgmem init did not prepare the embedding model"
+
+    table = [ln for ln in init.stdout.splitlines() if not ln.startswith("embedding model ")]
+    assert len(table) >= 20 and "memory_context_embedding" in init.stdout, init.stdout
+    cells = [ln.split() for ln in table]
+    assert all(len(c) == 3 for c in cells), table
+    type_at = {ln.index(c[1], len(c[0])) for ln, c in zip(table, cells)}
+    state_at = {ln.rindex(c[2]) for ln, c in zip(table, cells)}
+    assert len(type_at) == 1 and len(state_at) == 1, table  # every row's type and state in the same column
+    assert "embedding model sentence-transformers/all-MiniLM-L6-v2" in init.stdout and "ready" in init.stdout
+
+    recall = subprocess.run([*KGMEM, "recall", "anything"], env=env, capture_output=True, text=True, timeout=120)
+    assert recall.returncode == 0 and "preparing" not in recall.stderr, recall.stderr  # done once, by init
+
+
+def test_creating_the_schema_on_first_use_says_so(mg, monkeypatch, capsys):
+    from kgmem.api import base
+
+    applied = []
+    monkeypatch.setattr(base.schema, "is_current", lambda store: False)
+    monkeypatch.setattr(base.schema, "apply", lambda store: applied.append(store) or [])
+    mg._schema_ready = False
+    mg.now("sam", "lives_in")
+    assert applied, "the schema was not applied"
+    err = capsys.readouterr().err
+    assert "kgmem: creating the schema (constraints and indexes) in this database" in err, err
