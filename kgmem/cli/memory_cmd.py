@@ -13,7 +13,16 @@ from ..config import DEFAULT_AROUND, DEFAULT_BATCH, DEFAULT_CHANGES, DEFAULT_HIT
 from ..errors import InputError
 from ..results import iso
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph
-from .render import console, print_changes, print_history, print_recall, print_slot, print_timeline, print_why
+from .render import (
+    console,
+    describe_ask,
+    print_changes,
+    print_history,
+    print_recall,
+    print_slot,
+    print_timeline,
+    print_why,
+)
 
 
 def _batch_queries(path: str) -> list[tuple[int, dict]]:
@@ -478,20 +487,22 @@ def ask(question, now, for_user, uri, user, password, database, tenant, as_json)
     """Ask in plain words: a learned router picks now / as-of / history / recall / why (or none)."""
     with open_graph(uri, user, password, database, tenant) as mg:
         res = mg.ask(question, now=now, user=for_user)
+        empty_slot = res.operation in ("now", "as_of", "history") and not (
+            res.result.versions if res.operation == "history" else res.result.value
+        )
+        hint = _empty_slot_hint(mg, res.result.predicate) if empty_slot and not as_json else None
     if as_json:
         emit_json(res.to_dict())
         return
-    click.echo(
-        f"intent: {res.intent} ({res.confidence:.2f}) → {res.operation or 'no memory operation'}"
-        + (f"  [{res.note}]" if res.note else "")
-    )
+    for line in describe_ask(res, now=now, for_user=for_user):
+        click.echo(line)
     r = res.result
     if r is None:
         return
     if res.operation in ("now", "as_of"):
-        print_slot(r)
+        print_slot(r, hint)
     elif res.operation == "history":
-        print_history(r)
+        print_history(r, hint)
     elif res.operation == "why":
         print_why(r)
     else:

@@ -237,3 +237,35 @@ def test_creating_the_schema_on_first_use_says_so(mg, monkeypatch, capsys):
     assert applied, "the schema was not applied"
     err = capsys.readouterr().err
     assert "kgmem: creating the schema (constraints and indexes) in this database" in err, err
+
+
+# ------------------------------------------------------------------ ask says what was asked and what answered
+
+
+def test_ask_says_plainly_what_was_asked_and_what_answered(mg, cli_env):
+    import shlex
+
+    empty = run_cli("ask", "where does Maya live?", env=cli_env).stdout.splitlines()
+    assert empty[0].startswith("asked: the current value of a fact (router confidence 0."), empty
+    assert empty[1] == "answered: the current value of maya · lives_in (= kgmem now maya lives_in)", empty
+    assert any("hint: tenant" in ln and "has no memories" in ln for ln in empty), empty  # and why it is empty
+
+    mg.remember("Maya lives in Lisbon", subject="maya", predicate="lives_in", object="Lisbon", at="2026-01-01")
+    for question, answered in (
+        ("where does Maya live?", "the current value of maya · lives_in"),
+        ("where did Maya live in March 2026?", "the value of maya · lives_in at 2026-03-31T23:59:59.999999Z"),
+        ("why did Maya move to Lisbon?", "the causes behind the memory that best matches the question"),
+    ):
+        out = run_cli("ask", question, env=cli_env)
+        assert out.exit_code == 0, out.output
+        lines = out.stdout.splitlines()
+        assert "intent:" not in out.stdout and "→" not in lines[0], lines
+        assert lines[0].startswith("asked: ") and "(router confidence " in lines[0], lines
+        assert lines[1].startswith(f"answered: {answered} (= kgmem "), lines
+        same = shlex.split(lines[1].rsplit("(= kgmem ", 1)[1].removesuffix(")"))
+        assert run_cli(*same, env=cli_env).exit_code == 0, same  # the command it names runs
+    none = run_cli("ask", "write a poem about Lisbon", env=cli_env).stdout.splitlines()
+    assert none == [
+        none[0],
+        "answered: nothing (no memory operation answers it)",
+    ] and none[0].startswith("asked: nothing the memories hold (not a memory question)"), none
