@@ -269,3 +269,29 @@ def test_ask_says_plainly_what_was_asked_and_what_answered(mg, cli_env):
         none[0],
         "answered: nothing (no memory operation answers it)",
     ] and none[0].startswith("asked: nothing the memories hold (not a memory question)"), none
+
+
+# ------------------------------------------------------------------ the writing bar moves before a batch commits
+
+
+def test_ingest_progress_advances_within_a_batch_not_only_at_its_commit(mg, monkeypatch):
+    from kgmem.ingest import pipeline
+
+    n, batch = 1000, 600
+    mg.remember("already here", id="p0")  # a record already stored counts as done at once
+    calls: list[tuple[int, int]] = []
+    sent: list[int] = []  # how many progress calls came before each write transaction was sent
+    write_tx = mg.store.write_tx
+    monkeypatch.setattr(mg.store, "write_tx", lambda fn: sent.append(len(calls)) or write_tx(fn))
+    records = [{"id": f"p{i}", "text": f"progress note {i} about the harbour office"} for i in range(n)]
+    records[0] = {"id": "p0", "text": "already here"}
+    report = mg.ingest(records, batch_size=batch, progress=lambda done, total: calls.append((done, total)))
+    assert report.created == n - 1 and report.unchanged == 1, report
+    done = [d for d, _ in calls]
+    assert {t for _, t in calls} == {n} and done == sorted(done) and calls[-1] == (n, n), calls
+    assert done[0] == 1  # the stored record, before any work
+    before = [d for d in done[: sent[0]] if 1 < d < batch]  # while the first batch was prepared and embedded
+    assert len(before) >= batch // pipeline.PROGRESS_STEP, (calls, sent)
+    assert max(b - a for a, b in zip(done, done[1:])) < batch, calls  # no jump of a whole batch
+    batches = [k for k in sent if k < len(calls)]  # (the derived passes write after the last call)
+    assert len(batches) == 2, sent  # still one transaction per batch_size records (999 new ones: two)
