@@ -21,6 +21,7 @@ def cli() -> None:
     Connection: --uri/--user/--password/--database or NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD,
     NEO4J_DATABASE; without them, the local server of `kgmem server start`.
     Exit codes: 0 ok, 1 bad input, 2 usage, 3 database unreachable.
+    Shell completion: eval "$(_KGMEM_COMPLETE=bash_source kgmem)" in ~/.bashrc (zsh, fish: docs/cli.md).
     """
 
 

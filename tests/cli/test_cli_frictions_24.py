@@ -295,3 +295,43 @@ def test_ingest_progress_advances_within_a_batch_not_only_at_its_commit(mg, monk
     assert max(b - a for a, b in zip(done, done[1:])) < batch, calls  # no jump of a whole batch
     batches = [k for k in sent if k < len(calls)]  # (the derived passes write after the last call)
     assert len(batches) == 2, sent  # still one transaction per batch_size records (999 new ones: two)
+
+
+# ------------------------------------------------------------------ shell completion is documented, and works
+
+
+def test_docs_cli_md_documents_shell_completion_that_works():
+    import os
+    import re
+    import subprocess
+
+    from ..conftest import ROOT
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "## Shell completion" in text
+    section = text.split("## Shell completion", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]  # its code block
+    lines = {
+        m.group(1): m.group(0)
+        for m in re.finditer(r"(?m)^[^#\n]*_KGMEM_COMPLETE=(bash|zsh|fish)_source kgmem.*$", section)
+    }
+    assert set(lines) == {"bash", "zsh", "fish"}, section
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"}
+    expected = {"bash": "_kgmem_completion()", "zsh": "#compdef kgmem", "fish": "complete --no-files --command kgmem"}
+    for shell, mark in expected.items():
+        script = subprocess.run(
+            ["kgmem"], env={**env, "_KGMEM_COMPLETE": f"{shell}_source"}, capture_output=True, text=True, timeout=60
+        )
+        assert script.returncode == 0 and mark in script.stdout, (shell, script.stdout[:300], script.stderr[-500:])
+    # the bash line as documented, in bash: kgmem then completes its commands
+    bash = subprocess.run(
+        ["bash", "-c", lines["bash"] + "\ncomplete -p kgmem"], env=env, capture_output=True, text=True
+    )
+    assert "_kgmem_completion" in bash.stdout, (bash.stdout, bash.stderr)
+    words = subprocess.run(
+        ["kgmem"],
+        env={**env, "_KGMEM_COMPLETE": "bash_complete", "COMP_WORDS": "kgmem rec", "COMP_CWORD": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "recall" in words.stdout, words.stdout
