@@ -62,7 +62,7 @@ class Embedder:
         self.backend = "sentence-transformers"
         self.fallback_reason: str | None = None
         if backend in (None, "onnx"):
-            path = onnx_embed.ensure()  # a build's one-line note goes to stderr when it is a terminal
+            path = onnx_embed.ensure()  # a first build (once per install) says so on stderr while it runs
             if path is not None:
                 try:
                     self._onnx = onnx_embed.OnnxEncoder(path)

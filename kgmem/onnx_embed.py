@@ -383,7 +383,10 @@ def export(directory: Path | None = None, *, force: bool = False, log: Callable[
         if meta is not None and (directory / "model.onnx").exists() and not force:
             return meta
         say = log or (lambda msg: None)
-        say(f"kgmem: building the ONNX model of all-MiniLM-L6-v2 in {directory} (once per install, a second or two)")
+        say(
+            "kgmem: preparing the embedding model, once per install (building the ONNX model of all-MiniLM-L6-v2 "
+            f"from its packaged weights in {directory}, a few seconds)…"
+        )
         started = time.perf_counter()
         meta = _build_into(directory)
         meta["seconds"] = round(time.perf_counter() - started, 2)
@@ -463,23 +466,21 @@ def _build_into(directory: Path) -> dict:
 
 
 def stderr_note(message: str) -> None:
-    """A ``log`` for :func:`ensure` / :func:`export` that prints the note on stderr (``kgmem init`` and
-    ``python -m kgmem.onnx_embed`` pass it; elsewhere it is the default when stderr is a terminal)."""
-    print(message, file=sys.stderr, flush=True)
-
-
-def _stderr_is_a_tty() -> bool:
+    """A one-line note on stderr about something slow that happens once, while it runs (a CLI user, an MCP
+    client's log see it, terminal or not; stdout stays the answer's): the default ``log`` of :func:`ensure`,
+    and what :class:`~kgmem.api.MemoryGraph` says before it creates the schema. A missing or closed stderr is
+    skipped."""
     try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError):  # a replaced or closed stderr
-        return False
+        print(message, file=sys.stderr, flush=True)
+    except (AttributeError, ValueError, OSError):  # no stderr (pythonw), or a closed one
+        pass
 
 
 def ensure(*, build: bool = True, log: Callable[[str], None] | None = None) -> Path | None:
     """The checked ONNX model's path, building it first if needed (``build``); None when the ONNX path is
     off, cannot run here (no onnxruntime/tokenizers/onnx), failed to build or failed its check (see
-    :func:`failure`). ``log`` gets the one-line note of a build; by default (None) it goes to stderr when
-    that is a terminal, else nowhere. Never raises."""
+    :func:`failure`). ``log`` gets the one-line note of a build; by default (None) it goes to stderr
+    (:func:`stderr_note`). Never raises."""
     global _failure
     if not enabled():
         _failure = "KGMEM_EMBEDDER=torch"
@@ -498,10 +499,8 @@ def ensure(*, build: bool = True, log: Callable[[str], None] | None = None) -> P
             if not build_available():
                 _failure = "the onnx package (needed once, to build the ONNX model) is not installed"
                 return None
-            if log is None and _stderr_is_a_tty():
-                log = stderr_note
             with _lock:
-                meta = export(directory, log=log)
+                meta = export(directory, log=log or stderr_note)
         if not meta.get("ok"):
             _failure = (
                 f"the ONNX model in {directory} differs from the sentence-transformers reference vectors by "

@@ -20,15 +20,42 @@ if str(ROOT) not in sys.path:
 
 import click  # noqa: E402
 
+from kgmem.cli.common import DOCS_META  # noqa: E402
+
 OUT = ROOT / "docs" / "cli.md"
 WIDTH = 100
 PROG = "kgmem"
+
+
+# shell completion (click's): one line in the shell's startup file; tests/cli/test_cli_frictions_24.py runs
+# each line's command and checks that it prints that shell's completion script
+COMPLETION = [
+    "## Shell completion",
+    "",
+    "kgmem completes its commands, options and choices in bash (4.4 or newer), zsh and fish. Add the line",
+    "for your shell to its startup file and open a new shell:",
+    "",
+    "```sh",
+    "# bash: ~/.bashrc",
+    'eval "$(_KGMEM_COMPLETE=bash_source kgmem)"',
+    "# zsh: ~/.zshrc",
+    'eval "$(_KGMEM_COMPLETE=zsh_source kgmem)"',
+    "# fish: ~/.config/fish/completions/kgmem.fish",
+    "_KGMEM_COMPLETE=fish_source kgmem | source",
+    "```",
+    "",
+    "Each line runs kgmem once per new shell (a fraction of a second). To skip that, write the script to a file",
+    "once and source the file instead, e.g. `_KGMEM_COMPLETE=bash_source kgmem > ~/.kgmem-complete.bash` and",
+    "`. ~/.kgmem-complete.bash` in ~/.bashrc (write it again after upgrading kgmem).",
+    "",
+]
 
 
 def walk(cmd: click.Command, name: str = PROG, parent: click.Context | None = None):
     """Yield (context, command) for ``cmd`` and everything under it, depth first, in listing order."""
     settings = {**cmd.context_settings, "terminal_width": WIDTH, "max_content_width": WIDTH}
     ctx = click.Context(cmd, info_name=name, parent=parent, **settings)
+    ctx.meta[DOCS_META] = True  # help that names this machine (the Browser's port) shows the defaults
     yield ctx, cmd
     if isinstance(cmd, click.Group):
         for sub_name in cmd.list_commands(ctx):
@@ -56,6 +83,7 @@ def render(root: click.Command | None = None) -> str:
         "`NEO4J_USERNAME`, `NEO4J_PASSWORD`, `NEO4J_DATABASE`) and `--tenant`; `--json` prints the JSON of the",
         "contract. Exit codes: 0 ok, 1 bad input, 2 usage, 3 database unreachable.",
         "",
+        *COMPLETION,
         "## Commands",
         "",
     ]

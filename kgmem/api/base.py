@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import DEFAULT_TENANT, resolve_connection
 from ..embed import MODEL_ID, Embedder, get_embedder
 from ..errors import InputError, NotFoundError
+from ..onnx_embed import stderr_note
 from ..store import Store, schema
 from ..store.model_check import check_model
 from ..vocab import Vocabulary
@@ -113,12 +114,24 @@ class GraphBase:
                 if not self._schema_ready and schema.is_current(self.store):
                     self._schema_ready = True
             if not self._schema_ready:
+                # once per database and kgmem version, and it waits for the indexes: say so while it runs
+                stderr_note(
+                    "kgmem: creating the schema (constraints and indexes) in this database, once per database "
+                    "and kgmem version (`kgmem init` does it up front); waiting until the indexes are ONLINE…"
+                )
                 self.init()
         # vectors of two models are not comparable: refuse, say to rebuild. Slot reads (now, as-of, history,
         # changes) compare no stored vectors, so they skip this read (model=False)
         if model and not self._model_checked:
             check_model(self.store, self.tenant, MODEL_ID)
             self._model_checked = True
+
+    def empty_tenant_hint(self) -> str | None:
+        """The hint an empty answer carries when this graph's tenant holds no memory at all (a misspelt
+        ``--tenant``/``KGMEM_TENANT``, or nothing ingested yet); None when it holds any. One index seek."""
+        if self.store.read("memory/tenant_has_any", tenant=self.tenant)[0]["has_any"]:
+            return None
+        return f"tenant '{self.tenant}' has no memories (check --tenant or KGMEM_TENANT)"
 
     # ------------------------------------------------------------------ administration
 

@@ -93,9 +93,8 @@ class Facts(GraphBase):
     def _empty_slot_hint(self, predicate: str) -> str | None:
         """Why a slot may have answered nothing: an empty tenant, or a predicate outside the vocabulary (with the
         nearest spellings). None when neither holds (the slot is simply not recorded)."""
-        hints = []
-        if self.store.read("admin/count_tenant", tenant=self.tenant)[0]["memories"] == 0:
-            hints.append(f"tenant '{self.tenant}' has no memories (check --tenant or KGMEM_TENANT)")
+        empty = self.empty_tenant_hint()
+        hints = [empty] if empty else []
         vocab = self.vocabulary
         if predicate not in vocab:
             spellings: dict[str, str] = {}

@@ -38,6 +38,13 @@ def time_mode(value: Any) -> str:
     raise InputError(f"must be true, false or one of {', '.join(TIME_MODES)}, got {value!r}", field="time_filters")
 
 
+def _with_hint(reason: str | None, hint: str | None) -> str | None:
+    """An abstention's reason with a hint after it (the hint alone when there is no reason)."""
+    if hint is None:
+        return reason
+    return f"{reason}; {hint}" if reason else hint
+
+
 class Reading(GraphBase):
     def get(self, memory_id: str) -> Memory:
         """One memory by id; :class:`NotFoundError` when the tenant has none of that id."""
@@ -116,7 +123,10 @@ class Reading(GraphBase):
             time_phrases=time_mode(time_filters),
         )
         self._ready()
-        return _recall(self.store, self.embedder, query, filters, text, opts, explain=explain)
+        res = _recall(self.store, self.embedder, query, filters, text, opts, explain=explain)
+        if res.abstained and not res.hits:
+            res.reason = _with_hint(res.reason, self.empty_tenant_hint())
+        return res
 
     def why(
         self,
@@ -149,7 +159,7 @@ class Reading(GraphBase):
         )
         opts = RecallOptions(k=_walks.SYMPTOM_CANDIDATES, policy=policy or AbstainPolicy())
         self._ready()
-        return _walks.why(
+        res = _walks.why(
             self.store,
             self.embedder,
             query,
@@ -161,6 +171,9 @@ class Reading(GraphBase):
             opts=opts,
             explain=explain,
         )
+        if res.abstained and res.symptom is None:
+            res.reason = _with_hint(res.reason, self.empty_tenant_hint())
+        return res
 
     def timeline(
         self, memory_id: str, *, before: int = DEFAULT_AROUND, after: int = DEFAULT_AROUND

@@ -33,6 +33,10 @@ class Writing(GraphBase):
         plain-text memories that state a change get inferred SUPERSEDES links to the earlier memories they retire
         (``infer_supersession``, :mod:`kgmem.derived.supersession`).
         A record that was forgotten stays forgotten (an error for its line) unless ``force``.
+        ``progress(done, total)`` is called as the write advances, in records: each counts a third when
+        normalised, a third when embedded (every few hundred) and a third when its transaction of
+        ``batch_size`` records commits; records already stored count at once; ``(total, total)`` comes after
+        the last commit (the derived passes follow).
         """
         from ..derived import causal as _causal
         from ..derived import context as _context

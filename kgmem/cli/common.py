@@ -13,6 +13,16 @@ from ..config import DEFAULT_TENANT
 from ..errors import KgmemError
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+# set in ctx.meta by scripts/gen_cli_docs.py: help texts that name this machine (the Browser's port) show the
+# defaults in docs/cli.md, so the reference does not depend on where it was generated
+DOCS_META = "kgmem.docs"
+
+
+class NotAvailable(KgmemError):
+    """A command this installation cannot run (``kgmem bench`` from a wheel): a usage error, exit 2, said in
+    one line with its fix."""
+
+    exit_code = EXIT_USAGE
 
 
 def connection_options(fn: Callable) -> Callable:

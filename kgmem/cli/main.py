@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import click
 
-from .common import connection_options, emit_json, handle_errors, json_option, open_graph
+from .common import DOCS_META, NotAvailable, connection_options, emit_json, handle_errors, json_option, open_graph
 from .lifecycle_cmd import COMMANDS as LIFECYCLE_COMMANDS
 from .memory_cmd import COMMANDS as MEMORY_COMMANDS
 from .server_cmd import server
@@ -20,6 +21,7 @@ def cli() -> None:
     Connection: --uri/--user/--password/--database or NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD,
     NEO4J_DATABASE; without them, the local server of `kgmem server start`.
     Exit codes: 0 ok, 1 bad input, 2 usage, 3 database unreachable.
+    Shell completion: eval "$(_KGMEM_COMPLETE=bash_source kgmem)" in ~/.bashrc (zsh, fish: docs/cli.md).
     """
 
 
@@ -82,17 +84,68 @@ def demo(uri, user, password, database, tenant) -> None:
 @json_option
 @handle_errors
 def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> None:
-    """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE."""
+    """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE. Prepares the
+    embedding model too (once per install), so that the first recall does not."""
     with open_graph(uri, user, password, database, tenant) as mg:
         indexes = mg.init(rebuild_indexes=rebuild_indexes)
+        embedder = mg.embedder  # the ONNX model is built now (said on stderr), not on the first recall
+    rows = [(i["name"], i["type"], i["state"]) for i in indexes]
     if as_json:
-        emit_json({"indexes": [{"name": i["name"], "type": i["type"], "state": i["state"]} for i in indexes]})
+        emit_json(
+            {
+                "indexes": [dict(zip(("name", "type", "state"), r)) for r in rows],
+                "embedder": {"model": embedder.model_id, "backend": embedder.backend},
+            }
+        )
         return
-    for i in indexes:
-        click.echo(f"{i['name']:22} {i['type']:9} {i['state']}")
+    widths = [max(len(r[c]) for r in rows) for c in (0, 1)] if rows else [0, 0]
+    for name, kind, state in rows:
+        click.echo(f"{name:{widths[0]}}  {kind:{widths[1]}}  {state}")
+    click.echo(f"embedding model {embedder.model_id} ({embedder.backend}): ready")
 
 
-@cli.command("cypher")
+EXAMPLE_TENANT = "demo"  # the tenant of the examples in cypher/'s :param lines (the demo data)
+_EXAMPLE_TENANT_LITERAL = re.compile(r"(?<![\w$])'" + re.escape(EXAMPLE_TENANT) + "'")
+
+
+def _for_tenant(expr: str, tenant: str | None) -> str:
+    """A `:param` expression (or line) reading ``tenant`` where it reads the demo data's tenant: the literal
+    'demo' becomes ``tenant`` as a Cypher string literal. Other tenants in the examples (a scratch tenant that
+    admin/delete_tenant deletes) stay as they are."""
+    if tenant is None or tenant == EXAMPLE_TENANT:
+        return expr
+    literal = "'" + tenant.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return _EXAMPLE_TENANT_LITERAL.sub(lambda _: literal, expr)
+
+
+class _LiveHelp(click.Command):
+    """A command whose help names this machine's local server: ``{browser}`` in its help text becomes the
+    Browser URL of the configured HTTP port (``kgmem server status``), worked out when the help is shown.
+    docs/cli.md (``ctx.meta[DOCS_META]``) shows the default port instead."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        text = self.help or ""
+        self.help = text.replace("{browser}", _browser_url(ctx))
+        try:
+            super().format_help_text(ctx, formatter)
+        finally:
+            self.help = text
+
+
+def _browser_url(ctx: click.Context) -> str:
+    from .. import server as srv
+    from ..errors import KgmemError
+
+    default = f"http://127.0.0.1:{srv.ServerSettings().http_port}/browser/"
+    if ctx.meta.get(DOCS_META):
+        return f"{default} on the default HTTP port; `kgmem server status` prints yours"
+    try:
+        return str(srv.status()["browser"])  # the running server's port, else KGMEM_HTTP_PORT or the default
+    except (KgmemError, OSError, ValueError):
+        return default
+
+
+@cli.command("cypher", cls=_LiveHelp)
 @click.argument("name", required=False)
 @click.option("--list", "list_", is_flag=True, help="List every statement name with its summary.")
 @click.option("--params", "part", flag_value="params", help="Print only the example `:param` lines (Browser paste 1).")
@@ -102,17 +155,26 @@ def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> Non
     flag_value="body",
     help="Print only the statement, without header or `:param` lines (Browser paste 2).",
 )
+@click.option(
+    "--tenant",
+    envvar="KGMEM_TENANT",
+    default=None,
+    help=f"Tenant the examples read: replaces the demo data's tenant '{EXAMPLE_TENANT}' in the `:param` lines "
+    "[env KGMEM_TENANT; default: the example's].",
+)
 @handle_errors
-def cypher_cmd(name, list_, part) -> None:
+def cypher_cmd(name, list_, part, tenant) -> None:
     """Print a Cypher statement from cypher/ with its header and example `:param` lines.
 
     \b
-    In Neo4j Browser (http://127.0.0.1:7474/browser/, user neo4j, the password `kgmem server start` printed),
-    after `kgmem demo` or `kgmem ingest fixtures/demo/demo.jsonl --tenant demo`:
+    Neo4j Browser: {browser}
+    (user neo4j, the password `kgmem server start` printed). After `kgmem demo` or
+    `kgmem ingest fixtures/demo/demo.jsonl --tenant demo`:
       paste 1: kgmem cypher why/roots --params   sets the parameters (Browser shows one status per line)
       paste 2: kgmem cypher why/roots --body     runs the statement: Browser shows the result table
     Pasting the whole file also runs, but Browser then shows only statuses, no rows (its multi-statement
     view). The parameters stay set in Browser, so paste 2 can be edited and rerun alone.
+    With --tenant T (or KGMEM_TENANT) the `:param` lines read tenant T instead of the demo data's.
     """
     from ..api import MemoryGraph
 
@@ -123,8 +185,9 @@ def cypher_cmd(name, list_, part) -> None:
             click.echo(f"{q.name:40} {_clip(q.summary, 70)}")
         return
     q = MemoryGraph.statement(name)
+    examples = [(key, _for_tenant(expr, tenant)) for key, expr in q.example_params]
     if part == "params":
-        for key, expr in q.example_params:
+        for key, expr in examples:
             click.echo(f":param {key} => {expr};")
         missing = [p for p in q.params if p not in dict(q.example_params)]
         if missing:
@@ -137,7 +200,12 @@ def cypher_cmd(name, list_, part) -> None:
     elif part == "body":
         click.echo(q.text)
     else:
-        click.echo(q.source.rstrip())
+        click.echo(
+            "\n".join(
+                _for_tenant(line, tenant) if line.startswith(":param") else line
+                for line in q.source.rstrip().splitlines()
+            )
+        )
 
 
 def _clip(text: str, width: int) -> str:
@@ -158,10 +226,11 @@ def _clip(text: str, width: int) -> str:
 @click.option("--out", default="bench/results", show_default=True, help="Where results, report and plots go.")
 @click.option("--trials", type=int, default=None, help="Trials per experiment (default 5; quick 2).")
 @click.option("--list", "list_", is_flag=True, help="List the suites and exit.")
+@handle_errors
 def bench(suites, quick, out, trials, list_) -> None:
     """Run the benchmarks: the founding papers' experiments and kgmem's speed against baselines measured in the
     same run. Writes <out>/<suite>.json, <out>/REPORT.md and PNG plots. Uses the same Neo4j as the other
-    commands (NEO4J_URI or the local server)."""
+    commands (NEO4J_URI or the local server). Needs a clone of the repository (bench/ is not in the wheel)."""
     runner = _bench_runner()
     if list_:
         for name, spec in runner.discover().items():
@@ -170,27 +239,39 @@ def bench(suites, quick, out, trials, list_) -> None:
     sys.exit(runner.main_cli(list(suites) or None, quick, out, trials=trials))
 
 
+_BENCH_FIX = (
+    "run `kgmem bench` (or ./dev bench) inside a clone of the kgmem repository, which has bench/kgmem_bench, "
+    "its fixtures and ../shared beside it (there: pip install -e '.[bench]')"
+)
+
+
 def _bench_runner():
     """The benchmarks live beside the library in a checkout (``bench/kgmem_bench``), not in the wheel: they
-    read the repository's fixtures and ``../shared``'s data sets."""
+    read the repository's fixtures and ``../shared``'s data sets. Outside a checkout, or without the
+    ``[bench]`` extra's packages, a one-line usage error (exit 2) says what to do."""
     import importlib
     from pathlib import Path
 
+    def load():
+        try:
+            return importlib.import_module("kgmem_bench.runner")
+        except ModuleNotFoundError as e:
+            if e.name and e.name.split(".")[0] == "kgmem_bench":
+                raise
+            raise NotAvailable(
+                f"the benchmarks need the package '{e.name}', which is not installed",
+                fix="install the bench extra in the clone: pip install -e '.[bench]'",
+            ) from None
+
     try:
-        return importlib.import_module("kgmem_bench.runner")
-    except ImportError:
+        return load()
+    except ModuleNotFoundError:
         pass
     for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         if (base / "bench" / "kgmem_bench" / "runner.py").is_file():
             sys.path.insert(0, str(base / "bench"))
-            return importlib.import_module("kgmem_bench.runner")
-    from ..errors import InputError
-
-    raise InputError(
-        "the benchmarks are not part of an installed kgmem",
-        fix="run `kgmem bench` (or ./dev bench) inside a clone of the kgmem repository, "
-        "which has bench/kgmem_bench, its fixtures and ../shared beside it",
-    )
+            return load()
+    raise NotAvailable("the benchmarks are not part of an installed kgmem", fix=_BENCH_FIX)
 
 
 def _same_help_everywhere(cmd: click.Command) -> None:

@@ -12,7 +12,16 @@ from ..config import DEFAULT_AROUND, DEFAULT_BATCH, DEFAULT_CHANGES, DEFAULT_HIT
 from ..errors import InputError
 from ..results import iso
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph
-from .render import console, print_changes, print_history, print_recall, print_slot, print_timeline, print_why
+from .render import (
+    console,
+    describe_ask,
+    print_changes,
+    print_history,
+    print_recall,
+    print_slot,
+    print_timeline,
+    print_why,
+)
 
 
 def _batch_queries(path: str) -> list[tuple[int, dict]]:
@@ -247,7 +256,7 @@ def _recall_one(mg, query: str, opts: dict):
 
 @click.command("recall")
 @click.argument("query", required=False)
-@click.option("--k", default=DEFAULT_HITS, show_default=True, help="How many hits.")
+@click.option("-k", "--k", default=DEFAULT_HITS, show_default=True, help="How many hits.")
 @click.option("--at", help="Answer as of this time (versions valid then).")
 @click.option("--include-superseded", is_flag=True, help="Also return versions that were replaced.")
 @click.option("--since", help="Only memories at or after this time.")
@@ -309,7 +318,7 @@ def recall(
 
 @click.command("why")
 @click.argument("query", required=False)
-@click.option("--k", default=DEFAULT_ROOTS, show_default=True, help="How many roots.")
+@click.option("-k", "--k", default=DEFAULT_ROOTS, show_default=True, help="How many roots.")
 @click.option("--at", help="Only causes known to have happened by this time.")
 @click.option("--max-depth", default=DEFAULT_WHY_DEPTH, show_default=True, help="Longest CAUSED_BY walk (1-10).")
 @click.option("--min-confidence", default=0.0, show_default=True, help="Drop paths below this confidence.")
@@ -453,20 +462,19 @@ def ask(question, now, for_user, uri, user, password, database, tenant, as_json)
     """Ask in plain words: a learned router picks now / as-of / history / recall / why (or none)."""
     with open_graph(uri, user, password, database, tenant) as mg:
         res = mg.ask(question, now=now, user=for_user)
+        hint = getattr(res.result, "hint", None) if res.operation in ("now", "as_of", "history") else None
     if as_json:
         emit_json(res.to_dict())
         return
-    click.echo(
-        f"intent: {res.intent} ({res.confidence:.2f}) → {res.operation or 'no memory operation'}"
-        + (f"  [{res.note}]" if res.note else "")
-    )
+    for line in describe_ask(res, now=now, for_user=for_user):
+        click.echo(line)
     r = res.result
     if r is None:
         return
     if res.operation in ("now", "as_of"):
-        print_slot(r)
+        print_slot(r, hint)
     elif res.operation == "history":
-        print_history(r)
+        print_history(r, hint)
     elif res.operation == "why":
         print_why(r)
     else:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -154,3 +156,44 @@ def print_timeline(rows: list[dict]) -> None:
         mark = "▶" if r["offset"] == 0 else f"{r['offset']:+d}"
         t.add_row(mark, _short(r["at"]), r["id"], r["text"])
     console().print(t)
+
+
+# what each router intent means, in words (kgmem.router INTENTS)
+ASKED = {
+    "slot": "the current value of a fact",
+    "history": "a fact's value at a time, or how it changed",
+    "why": "why something happened",
+    "recall": "what the memories say about something",
+    "none": "nothing the memories hold (not a memory question)",
+}
+
+
+def describe_ask(res: Any, *, now: str | None = None, for_user: str | None = None) -> list[str]:
+    """What ``ask`` understood and what answered it, in words, with the command that gives the same answer:
+    ``asked: a fact's value at a time, or how it changed (router confidence 0.63)`` and ``answered: the
+    value of maya · lives_in at 2026-03-31T23:59:59.999999Z (= kgmem as-of maya lives_in --at …)``."""
+    asked = f"asked: {ASKED.get(res.intent, res.intent)} (router confidence {res.confidence:.2f})"
+    op, r = res.operation, res.result
+    if op is None:
+        return [asked, "answered: nothing (no memory operation answers it)"]
+    if op in ("now", "as_of", "history"):
+        slot = f"{r.subject} · {r.predicate}" + (f" · {r.object}" if r.object else "")
+        args = [r.subject, r.predicate] + ([r.object] if r.object else [])
+        if op == "now":
+            what, cmd = f"the current value of {slot}", ["now", *args]
+        elif op == "as_of":
+            what, cmd = f"the value of {slot} at {iso(r.at)}", ["as-of", *args, "--at", iso(r.at)]
+        else:
+            what, cmd = f"every version of {slot}", ["history", *args]
+    else:
+        what = {
+            "why": "the causes behind the memory that best matches the question",
+            "recall": "the memories that best match the question",
+        }[op]
+        cmd = [op, res.question, *(["--now", now] if now else [])]
+        if op == "recall" and for_user:
+            cmd += ["--for-user", for_user]
+    lines = [asked, f"answered: {what} (= kgmem {shlex.join(str(c) for c in cmd)})"]
+    if res.note:
+        lines.append(f"note: {res.note}")
+    return lines

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from .. import server as srv
@@ -49,7 +51,8 @@ def server() -> None:
 @json_option
 @handle_errors
 def start(bolt_port, http_port, heap, pagecache, neo4j, as_json) -> None:
-    """Start the server (idempotent) and wait until Bolt answers; print the NEO4J_* lines to use."""
+    """Start the server (idempotent) and wait until Bolt answers; print `export NEO4J_*=…` lines for a shell:
+    eval "$(kgmem server start)" points other tools (and kgmem elsewhere) at it."""
     info = srv.start(_settings(bolt_port, http_port, heap, pagecache, neo4j), quiet=as_json)
     if as_json:
         emit_json(info)
@@ -85,7 +88,29 @@ def status(bolt_port, http_port, heap, pagecache, neo4j, as_json) -> None:
         emit_json(info)
         return
     for key in ("state", "pid", "uri", "browser", "version", "data_dir", "log"):
-        click.echo(f"{key:9} {info[key]}")
+        value = info[key]
+        if key == "pid" and value is None:
+            value = _no_pid(info)
+        click.echo(f"{key:9} {value}")
+    external = os.environ.get("NEO4J_URI")
+    if external:
+        click.echo(f"{'note':9} NEO4J_URI is set: kgmem commands use {external}, not this local server")
+
+
+def _no_pid(info: dict) -> str:
+    """What `status` says instead of a pid when this home's server does not run: whether something else
+    listens on its Bolt port (another Neo4j, in Docker or started elsewhere)."""
+    import socket
+
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        taken = s.connect_ex(("127.0.0.1", int(info["bolt_port"]))) == 0
+    if taken:
+        return (
+            f"none: this home's server is not running, but port {info['bolt_port']} answers (a server kgmem "
+            "did not start: Docker, or another KGMEM_HOME)"
+        )
+    return "none: not running (`kgmem server start` starts it)"
 
 
 @server.command("logs")

@@ -29,6 +29,29 @@ from .records import Record, parse_record, read_jsonl
 from .writer import BatchResult, link_causes, write_batch
 
 Progress = Callable[[int, int], None]
+# texts embedded between two progress calls: the bar moves while a batch is embedded, not only when its
+# transaction (batch_size records) commits; the transactions stay as they are
+PROGRESS_STEP = 256
+
+
+class _Progress:
+    """``progress(done, total)`` in records as the work advances: each record counts a third when it is
+    normalised, a third when its text is embedded (every :data:`PROGRESS_STEP` texts) and a third when its
+    transaction commits, so ``(total, total)`` comes after the last commit. Records that need no writing
+    (already stored, rejected) count as done at once. Called from the ingesting thread only."""
+
+    def __init__(self, report: Progress | None, total: int, skipped: int):
+        self._report, self.total, self._thirds = report, total, 3 * skipped
+        self._tell()
+
+    def add(self, records: int, *, thirds: int | None = None) -> None:
+        """``records`` finished one of their three steps (or ``thirds`` of a record, when given)."""
+        self._thirds += records if thirds is None else thirds
+        self._tell()
+
+    def _tell(self) -> None:
+        if self._report is not None and self.total:
+            self._report(min(self._thirds // 3, self.total), self.total)
 
 
 @dataclass
@@ -107,7 +130,7 @@ class Ingestor:
 
         fresh = self._select_fresh(tenant, items, report)
         fresh = self._check_causes(tenant, fresh, report)
-        self._write(tenant, fresh, report, recorded_at, progress, 0, len(items))
+        self._write(tenant, fresh, report, recorded_at, _Progress(progress, len(items), len(items) - len(fresh)))
         report.errors.sort(key=lambda e: (e["line"] is None, e["line"] or 0))
         report.linked = report.edges["caused_by"] + report.edges["next"]
         return report
@@ -231,12 +254,10 @@ class Ingestor:
         items: list[_Item],
         report: IngestReport,
         recorded_at: dt.datetime,
-        progress: Progress | None,
-        done: int,
-        total: int,
-    ) -> int:
+        progress: _Progress,
+    ) -> None:
         if not items:
-            return done + 0
+            return
         known = [(r["key"], r["name"], r["aliases"]) for r in self.store.read("ingest/known_entities", tenant=tenant)]
         preparer = Preparer(
             self.vocabulary, embed=self.embedder.encode, known_entities=known, compile_text=self.compile_text
@@ -266,9 +287,19 @@ class Ingestor:
                     report.new_predicates.append(p)
             return prepared.rows, links_for(b, batches[b])
 
-        def embed(rows: list[Row]) -> dict:
-            texts = list(dict.fromkeys(r.text for r in rows))
-            return dict(zip(texts, self.embedder.encode(texts)))
+        def embed(rows: list[Row], records: int) -> dict:
+            # by length, so each chunk pads as little as the whole batch would in one call (the encoder
+            # batches a call's texts by length)
+            texts = sorted(dict.fromkeys(r.text for r in rows), key=len)
+            vectors: dict = {}
+            told = 0  # thirds of a record reported for this batch's embedding so far (3 * records at the end)
+            for start in range(0, len(texts), PROGRESS_STEP):
+                chunk = texts[start : start + PROGRESS_STEP]
+                vectors.update(zip(chunk, self.embedder.encode(chunk)))
+                reached = 3 * records * (start + len(chunk)) // len(texts)
+                progress.add(0, thirds=reached - told)
+                told = reached
+            return vectors
 
         def write(rows, vectors, links) -> BatchResult:
             return self.store.write_tx(
@@ -293,24 +324,24 @@ class Ingestor:
             pending: tuple | None = None
             for b in range(len(batches)):
                 rows, links = next_prep.result()
+                progress.add(len(batches[b]))  # normalised
                 if b + 1 < len(batches):
                     next_prep = prep_pool.submit(prepare, b + 1)
                 if self.texts_out is not None:
                     self.texts_out([r.text for r in rows if r.origin == "record"])
-                vectors = embed(rows)
+                vectors = embed(rows, len(batches[b]))
                 if pending:
-                    done = self._collect(pending, report, progress, done, total)
+                    self._collect(pending, report, progress)
                 if self.vectors_out is not None and len(self.vectors_out) < IN_MEMORY_PAIRS_MAX:
                     self.vectors_out.update((r.id, vectors[r.text]) for r in rows if r.origin == "record")
                 pending = (write_pool.submit(write, rows, vectors, links), len(batches[b]), rows, tenant)
             if pending:
-                done = self._collect(pending, report, progress, done, total)
+                self._collect(pending, report, progress)
         if deferred:
             report.edges["caused_by"] += self.store.write_tx(lambda tx: link_causes(tx, tenant=tenant, links=deferred))
-        return done
 
     @staticmethod
-    def _collect(pending, report: IngestReport, progress: Progress | None, done: int, total: int) -> int:
+    def _collect(pending, report: IngestReport, progress: _Progress) -> None:
         fut, n_records, rows, tenant = pending
         res: BatchResult = fut.result()
         report.created += sum(1 for r in rows if r.origin == "record")
@@ -320,10 +351,7 @@ class Ingestor:
         report.entities += res.edges["mentions"]
         for k, v in res.edges.items():
             report.edges[k] += v
-        done += n_records
-        if progress:
-            progress(done, total)
-        return done
+        progress.add(n_records)  # written: its transaction committed
 
 
 def ingest(

@@ -673,13 +673,18 @@ def status(settings: ServerSettings | None = None) -> dict:
 
 
 def env_lines(info: dict | None = None) -> list[str]:
+    """``export NEO4J_URI=…`` lines for the server ``info`` describes (default: this home's), quoted for a
+    POSIX shell: ``eval "$(kgmem server start)"`` sets them for the programs the shell runs."""
+    import shlex
+
     state = _read_state()
     info = info or status()
-    return [
-        f"NEO4J_URI={info['uri']}",
-        f"NEO4J_USERNAME={state.get('user', 'neo4j')}",
-        f"NEO4J_PASSWORD={state.get('password', '')}",
-    ]
+    values = {
+        "NEO4J_URI": info["uri"],
+        "NEO4J_USERNAME": state.get("user", "neo4j"),
+        "NEO4J_PASSWORD": state.get("password", ""),
+    }
+    return [f"export {name}={shlex.quote(str(value))}" for name, value in values.items()]
 
 
 def tail_log(settings: ServerSettings | None = None, lines: int = 50) -> str:

@@ -133,7 +133,7 @@ HISTORY = {"subject": str, "predicate": str, "versions": [{**VALUE, "current": b
 # ---------------------------------------------------------------------------- commands the contract leaves open
 
 MEMORY = {"id": str, "text": str, "at": Nullable(ISO), "kind": str, "current": bool}
-INIT = {"indexes": [{"name": str, "type": str, "state": str}]}
+INIT = {"indexes": [{"name": str, "type": str, "state": str}], "embedder": {"model": str, "backend": str}}
 CHANGES = {
     "since": str,
     "changes": [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -78,7 +79,10 @@ def test_start_twice_gives_one_server_then_stop(scratch):
     assert status["data_dir"].startswith(scratch["KGMEM_HOME"])
 
     # the NEO4J_* lines it prints work, and the Browser answers
-    lines = dict(line.split("=", 1) for line in _kgmem(scratch, "server", "start").stdout.split())
+    lines = dict(  # export NAME=value, quoted for a shell
+        shlex.split(line.removeprefix("export "))[0].split("=", 1)
+        for line in _kgmem(scratch, "server", "start").stdout.splitlines()
+    )
     assert lines["NEO4J_URI"] == f"bolt://127.0.0.1:{BOLT}"
     from neo4j import GraphDatabase
 
