@@ -478,17 +478,18 @@ def _near_by_index(store: Store, tenant: str, search: Sequence[str], k: int) -> 
 
 def top_k(scores: Any, k: int, block: int = 64) -> Any:
     """The column indices of each row's ``k`` highest scores (in no order), for 0 < ``k`` < the columns: the
-    ``k`` blocks of ``block`` columns with the highest maxima hold them, so only those are partitioned."""
+    ``k`` blocks of ``block`` columns with the highest maxima hold them, so only those are partitioned (the
+    maxima come from ``reduceat``, which copies nothing; the last block may be short)."""
     import numpy as np
 
     rows, cols = scores.shape
     if cols <= block * k:
         return np.argpartition(scores, -k, axis=1)[:, -k:]
-    pad = (-cols) % block
-    blocks = np.pad(scores, ((0, 0), (0, pad)), constant_values=-np.inf).reshape(rows, -1, block)
-    best = np.argpartition(blocks.max(axis=2), -k, axis=1)[:, -k:]
-    held = np.take_along_axis(blocks, best[:, :, None], axis=1).reshape(rows, -1)
+    maxima = np.maximum.reduceat(scores, np.arange(0, cols, block), axis=1)
+    best = np.argpartition(maxima, -k, axis=1)[:, -k:]
     where = (best[:, :, None] * block + np.arange(block)).reshape(rows, -1)
+    held = np.take_along_axis(scores, np.minimum(where, cols - 1), axis=1)
+    held[where >= cols] = -np.inf  # past the end of a short last block
     return np.take_along_axis(where, np.argpartition(held, -k, axis=1)[:, -k:], axis=1)
 
 
