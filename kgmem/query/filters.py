@@ -100,7 +100,7 @@ class Filters:
 
 
 def time_use(tf: TimeFilter, query: str, mode: str = "auto") -> str:
-    """How a time phrase is used — the rule (README, "Time phrases"):
+    """How a time phrase is used — the rule (docs/how-it-works.md, "Time phrases"):
 
     * ``filter`` (a hard window on the memory's valid time) when the phrase is measured back from the reference
       time — a range (since / before / after / between), a rolling window (the last 7 days, the past week) or a
