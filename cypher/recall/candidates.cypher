@@ -7,6 +7,8 @@
 //             text / its stream context for $lucene (escaped user words; null = skip);
 //   entity  — entities named in the question (the entity matcher) → memories mentioning them, by entities
 //             matched, then cosine.
+// Only the index channels named in $channels run (the others return 0 fetched and an empty list); the
+// caller skips the entity channel with a null $entity_lucene.
 // The eligibility rule, the channel blocks, the entity matcher and the hit map are expanded from
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
@@ -15,7 +17,8 @@
 //         $entity_lucene (string or null: the question's words, names at full weight, for the entity lookup),
 //         $question_key (string), $named_keys (list of strings), $max_mentions (int), $depth (int),
 //         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
-//         $at (datetime or null), $include_superseded (bool), $kinds (list of strings or null)
+//         $at (datetime or null), $include_superseded (bool), $kinds (list of strings or null),
+//         $channels (list of channel names: the index channels to run)
 // returns: <channel>_fetched, <channel>_eligible, <channel> (list of {id, score}) for each index channel,
 //          entities (list of {key, name}), entity (list of {id, score}), details (list of hit maps)
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
@@ -35,8 +38,10 @@
 :param at => null;
 :param include_superseded => false;
 :param kinds => null;
+:param channels => ['vector', 'keyword', 'context_vector', 'wide_vector', 'context_keyword', 'window_keyword'];
 // [[[cog from kgmem.store.rules import cog_channels; cog_channels("vector", "keyword", "context_vector", "wide_vector", "context_keyword", "window_keyword") ]]]
 CALL () {
+  WITH 1 AS one WHERE 'vector' IN $channels
   CALL () {
     WITH 1 AS one WHERE NOT $vector_exact
     CALL db.index.vector.queryNodes('memory_embedding', $vector_fetch, $vector) YIELD node, score
@@ -63,6 +68,7 @@ CALL () {
   RETURN fetched AS vector_fetched, size(eligible) AS vector_eligible, eligible[0..$depth] AS vector
 }
 CALL () {
+  WITH 1 AS one WHERE 'keyword' IN $channels
   OPTIONAL CALL db.index.fulltext.queryNodes('memory_text', coalesce($lucene, 'kgmem-no-keyword-query'),
                                              {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
   YIELD node, score
@@ -82,6 +88,7 @@ CALL () {
   RETURN fetched AS keyword_fetched, size(eligible) AS keyword_eligible, eligible[0..$depth] AS keyword
 }
 CALL () {
+  WITH 1 AS one WHERE 'context_vector' IN $channels
   CALL () {
     WITH 1 AS one WHERE NOT $vector_exact
     CALL db.index.vector.queryNodes('memory_context_embedding', $vector_fetch, $vector) YIELD node, score
@@ -108,6 +115,7 @@ CALL () {
   RETURN fetched AS context_vector_fetched, size(eligible) AS context_vector_eligible, eligible[0..$depth] AS context_vector
 }
 CALL () {
+  WITH 1 AS one WHERE 'wide_vector' IN $channels
   CALL () {
     WITH 1 AS one WHERE NOT $vector_exact
     CALL db.index.vector.queryNodes('memory_wide_embedding', $vector_fetch, $vector) YIELD node, score
@@ -134,6 +142,7 @@ CALL () {
   RETURN fetched AS wide_vector_fetched, size(eligible) AS wide_vector_eligible, eligible[0..$depth] AS wide_vector
 }
 CALL () {
+  WITH 1 AS one WHERE 'context_keyword' IN $channels
   OPTIONAL CALL db.index.fulltext.queryNodes('memory_context_text', coalesce($lucene, 'kgmem-no-keyword-query'),
                                              {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
   YIELD node, score
@@ -153,6 +162,7 @@ CALL () {
   RETURN fetched AS context_keyword_fetched, size(eligible) AS context_keyword_eligible, eligible[0..$depth] AS context_keyword
 }
 CALL () {
+  WITH 1 AS one WHERE 'window_keyword' IN $channels
   OPTIONAL CALL db.index.fulltext.queryNodes('memory_window_text', coalesce($lucene, 'kgmem-no-keyword-query'),
                                              {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
   YIELD node, score

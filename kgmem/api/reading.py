@@ -97,7 +97,8 @@ class Reading(GraphBase):
         7 days") and a ranking signal otherwise ("in August", "4 years ago", any phrase in a when-question);
         a window that holds nothing eligible is dropped and says so in ``reason``. ``"filter"`` / ``"rank"``
         force one use, False ignores phrases. Explicit ``since``/``until``/``at`` are always hard filters.
-        The result may abstain.
+        The result may abstain. ``channels`` (default: all of ``kgmem.query.recall.CHANNELS``) runs only the
+        named channels (one name or several).
         """
         from ..query.abstain import AbstainPolicy
         from ..query.filters import build_filters
@@ -107,9 +108,8 @@ class Reading(GraphBase):
         check_query(query)
         if user is not None:
             check_string(user, field="user", max_len=MAX_USER)
-        opts = RecallOptions(
-            k=k, rrf_k=rrf_k, expand=expand, channels=tuple(channels or CHANNELS), policy=policy or AbstainPolicy()
-        )
+        names = CHANNELS if channels is None else tuple([channels] if isinstance(channels, str) else channels)
+        opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=names, policy=policy or AbstainPolicy())
         filters, text = build_filters(
             query,
             tenant=self.tenant,
@@ -157,7 +157,9 @@ class Reading(GraphBase):
         filters, text = build_filters(
             query, tenant=self.tenant, at=optional_time(at, "at"), now=optional_time(now, "now"), time_phrases=mode
         )
-        opts = RecallOptions(k=_walks.SYMPTOM_CANDIDATES, policy=policy or AbstainPolicy())
+        opts = RecallOptions(
+            k=_walks.SYMPTOM_CANDIDATES, channels=_walks.SYMPTOM_CHANNELS, policy=policy or AbstainPolicy()
+        )
         self._ready()
         res = _walks.why(
             self.store,

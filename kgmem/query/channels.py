@@ -252,8 +252,9 @@ class AllChannels:
 
 
 def all_channels(store: Store, q: Question, filters: Filters, depth: int, channels: tuple[str, ...]) -> AllChannels:
-    """Every channel and the hits' details in one round trip (``recall/candidates``); an index channel whose
-    survivors fall short while its index had more to give is widened with its own statement."""
+    """The named ``channels`` and the hits' details in one round trip (``recall/candidates``, which runs only the
+    index channels it is given, and the entity channel only when named); an index channel whose survivors fall
+    short while its index had more to give is widened with its own statement."""
     tenant, state = filters.tenant, store.runtime
     v_fetch, k_fetch = first_fetch(state, tenant, "vector", depth), first_fetch(state, tenant, "keyword", depth)
     exact = use_exact(store, tenant, depth)
@@ -265,12 +266,13 @@ def all_channels(store: Store, q: Question, filters: Filters, depth: int, channe
         vector_fetch=v_fetch,
         vector_exact=exact,
         lucene=q.keys.lucene,
-        entity_lucene=q.keys.entity_lucene,
+        entity_lucene=q.keys.entity_lucene if "entity" in channels else None,
         keyword_fetch=k_fetch,
         question_key=q.keys.key,
         named_keys=list(q.keys.named),
         max_mentions=MAX_ENTITY_MENTIONS,
         depth=depth,
+        channels=[c for c in channels if c != "entity"],
         **filters.params(),
     )[0]
     found = {name: _from_row(store, name, row, q, filters, depth, exact, v_fetch, k_fetch) for name in channels}

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..config import DEFAULT_HITS
 from ..embed import Embedder
+from ..errors import InputError
 from ..normalize import clean_text
 from ..results import Hit, Recall, from_epoch, iso, retiring_order
 from ..store import Store, cypher
@@ -63,6 +64,12 @@ class RecallOptions:
     def __post_init__(self) -> None:
         check_int(self.k, field="k", lo=1, hi=MAX_HITS, what="hits")
         object.__setattr__(self, "channels", check_choices(self.channels, CHANNELS, field="channels"))
+        if not self.channels:
+            raise InputError(
+                "names no channel",
+                field="channels",
+                fix=f"name one or more of {', '.join(CHANNELS)}, or omit it for all",
+            )
 
     @property
     def fetch_depth(self) -> int:

@@ -133,7 +133,8 @@ def cog_entity_channel() -> None:
 
 # ---------------------------------------------------------------------------- the index channels
 # One block per index channel of recall/candidates: the index's nearest (or best-matching) memories, the
-# eligibility rule, the best $depth. The same block for the memory's own vector or text and for its derived
+# eligibility rule, the best $depth. A block runs only when its name is in $channels (else it yields nothing
+# fetched and an empty list: recall(channels=...) runs only the channels it names). The same block for the memory's own vector or text and for its derived
 # stream context (kgmem/derived/context.py); the standalone statements recall/vector and recall/keyword take
 # the index as $index. Yields <name>_fetched, <name>_eligible and <name> (a list of {id, score}).
 VECTOR_INDEXES = {
@@ -162,6 +163,7 @@ _ELIGIBLE_TAIL = """\
 _VECTOR_BLOCK = (
     """\
 CALL () {{
+  {guard}
   CALL () {{
     WITH 1 AS one WHERE NOT $vector_exact
     CALL db.index.vector.queryNodes('{index}', $vector_fetch, $vector) YIELD node, score
@@ -180,6 +182,7 @@ CALL () {{
 _KEYWORD_BLOCK = (
     """\
 CALL () {{
+  {guard}
   OPTIONAL CALL db.index.fulltext.queryNodes('{index}', coalesce($lucene, 'kgmem-no-keyword-query'),
                                              {{limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END}})
   YIELD node, score
@@ -199,6 +202,7 @@ MATCH (m:Memory)
 _VECTOR_BLOCK_2026 = (
     """\
 CALL () {{
+  {guard}
   {search}
   WITH m, score ORDER BY score DESC, m.id ASC
   WITH collect({{m: m, score: score}}) AS rows
@@ -214,16 +218,17 @@ def vector_search(index: str, limit: str, indent: str = "") -> str:
 
 
 def channel_block(name: str, generation: str | None = None) -> str:
-    """The CALL block of one index channel (``vector``, ``keyword``, ``context_vector``, ...); ``generation``
-    ``v2026`` gives the vector channels' in-index filtered search of Neo4j 2026.x."""
-    rule = where("row.m", "          ")
+    """The CALL block of one index channel (``vector``, ``keyword``, ``context_vector``, ...), run only when
+    ``$channels`` names it; ``generation`` ``v2026`` gives the vector channels' in-index filtered search of
+    Neo4j 2026.x."""
+    rule, guard = where("row.m", "          "), f"WITH 1 AS one WHERE '{name}' IN $channels"
     if name in VECTOR_INDEXES:
         if generation == "v2026":
             search = vector_search(VECTOR_INDEXES[name], "$vector_fetch", "  ")
-            return _VECTOR_BLOCK_2026.format(search=search, name=name, where=rule)
+            return _VECTOR_BLOCK_2026.format(guard=guard, search=search, name=name, where=rule)
         index = VECTOR_INDEXES[name]
-        return _VECTOR_BLOCK.format(index=index, prop=VECTOR_INDEX_PROPERTY[index], name=name, where=rule)
-    return _KEYWORD_BLOCK.format(index=KEYWORD_INDEXES[name], name=name, where=rule)
+        return _VECTOR_BLOCK.format(guard=guard, index=index, prop=VECTOR_INDEX_PROPERTY[index], name=name, where=rule)
+    return _KEYWORD_BLOCK.format(guard=guard, index=KEYWORD_INDEXES[name], name=name, where=rule)
 
 
 def cog_channels(*names: str, generation: str | None = None) -> None:

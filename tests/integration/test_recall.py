@@ -9,6 +9,7 @@ import pytest
 
 from kgmem import MemoryGraph
 from kgmem.errors import InputError
+from kgmem.query.recall import CHANNELS
 
 from ..conftest import FIXTURES
 
@@ -215,6 +216,54 @@ def test_explain_manifest_can_replay_the_result(mg):
 
     replay = rrf({c: v["ids"] for c, v in m["channels"].items()}, k=m["options"]["rrf_k"])
     assert [f.id for f in replay][:3] == [f["id"] for f in m["fused"]][:3]
+
+
+def _candidates_rows(mg, monkeypatch):
+    """The rows recall/candidates returns, collected as the store reads them."""
+    rows: list[dict] = []
+    read = mg.store.read
+
+    def spy(name, **params):
+        out = read(name, **params)
+        if name == "recall/candidates":
+            rows.append(out[0])
+        return out
+
+    monkeypatch.setattr(mg.store, "read", spy)
+    return rows
+
+
+def test_recall_runs_only_the_named_channels(mg, monkeypatch):
+    """recall(channels=...) runs only those channels: the others read nothing from their index, the entity
+    lookup runs only when "entity" is named; --explain lists the channels that ran."""
+    mg.ingest(
+        [{"id": i, "text": t, "at": "2026-02-01", "stream": "deploys"} for i, t in TOKEN_CORPUS]
+        + [{"id": "p1", "text": "Priya read the billing job log excerpt", "at": "2026-02-02", "entities": ["Priya"]}]
+    )
+    rows = _candidates_rows(mg, monkeypatch)
+    question = "What did Priya say about the billing job log excerpt?"
+    everything = mg.recall(question, k=3, explain=True)
+    assert list(everything.explain["channels"]) == list(CHANNELS)
+    assert all(rows[-1][f"{c}_fetched"] > 0 for c in CHANNELS if c != "entity") and rows[-1]["entities"]
+    some = mg.recall(question, k=3, channels=["vector", "keyword"], explain=True)
+    assert list(some.explain["channels"]) == some.explain["options"]["channels"] == ["vector", "keyword"]
+    assert rows[-1]["vector_fetched"] > 0 and rows[-1]["keyword_fetched"] > 0
+    assert all(rows[-1][f"{c}_fetched"] == 0 and rows[-1][c] == [] for c in CHANNELS[3:])  # the context channels
+    assert rows[-1]["entities"] == [] and rows[-1]["entity"] == []
+    assert all(set(h.channels) == {"vector", "keyword"} for h in some.hits)
+    entity = mg.recall(question, k=3, channels="entity", explain=True)  # one name as a string
+    assert list(entity.explain["channels"]) == ["entity"] and entity.hits[0].id == "p1"
+    assert rows[-1]["entities"] and all(rows[-1][f"{c}_fetched"] == 0 for c in CHANNELS if c != "entity")
+
+
+@pytest.mark.parametrize("channels", [["vectr"], ["vector", "context"], []])
+def test_an_unknown_or_no_channel_is_a_one_line_input_error(mg, channels):
+    with pytest.raises(InputError) as err:
+        mg.recall("billing job", channels=channels)
+    text = str(err.value)
+    assert err.value.field == "channels" and "\n" not in text
+    assert "context_vector" in text  # the fix names the channels there are
+    assert all(name in text for name in channels if name not in CHANNELS)
 
 
 def test_empty_query_is_an_input_error(mg):
