@@ -5,7 +5,7 @@ matches the question at least moderately (cosine ≥ ``SYMPTOM_FLOOR``) and near
 overall (within ``SYMPTOM_MARGIN``); otherwise ``why`` abstains — a why-question whose best match has no
 causal structure behind it gets "I don't know", not an invented chain.
 
-Root ranking rule (documented in the README): roots are ordered by
+Root ranking rule (documented in docs/how-it-works.md): roots are ordered by
 1. path confidence, the product of the links' confidences (explicit ``caused_by`` links are 1.0, inferred
    links carry the confidence they were inferred with) — a chain you recorded beats one kgmem guessed;
 2. depth, deeper first — the far end of a longer chain explains more of it than a side cause next to the
