@@ -29,10 +29,6 @@ MAX_DEPTH = 10
 SYMPTOM_FLOOR = 0.50
 SYMPTOM_MARGIN = 0.15
 SYMPTOM_CANDIDATES = 10
-# the channels that find the symptom: the memory's own vector and words and the entities it names. The stream
-# context channels are left out: they rank a memory by what surrounds it in its stream, while the symptom is the
-# memory that states what happened (without them why's recall runs 3 channels of 7)
-SYMPTOM_CHANNELS = ("vector", "keyword", "entity")
 
 
 def why(
@@ -49,10 +45,9 @@ def why(
     opts: RecallOptions | None = None,
     explain: bool = False,
 ) -> Why:
-    """Answer a why-question: find the symptom with hybrid recall over ``SYMPTOM_CHANNELS`` (unless ``opts``
-    says otherwise), then walk to its roots."""
+    """Answer a why-question: find the symptom with hybrid recall, then walk to its roots."""
     max_depth = max(1, min(MAX_DEPTH, max_depth))
-    opts = opts or RecallOptions(k=symptom_candidates, channels=SYMPTOM_CHANNELS)
+    opts = opts or RecallOptions(k=symptom_candidates)
     found: Recall = recall(store, embedder, query, filters, ranking_text, opts, explain=explain)
     manifest: dict[str, Any] | None = {"recall": found.explain} if explain else None
 

@@ -64,26 +64,6 @@ def test_why_abstains_without_causal_structure(causal_graph, q):
     assert w.abstained and w.roots == [] and w.reason
 
 
-def test_why_finds_its_symptom_with_the_base_channels_only(causal_graph, monkeypatch):
-    """why's recall runs the memory's own vector, keyword and entity channels, not the stream-context ones
-    (their indexes are not read at all), and still finds the chain's symptom and root."""
-    read, fetched = causal_graph.store.read, []
-
-    def spy(name, **params):
-        rows = read(name, **params)
-        if name == "recall/candidates":
-            fetched.append({k: v for k, v in rows[0].items() if k.endswith("_fetched")})
-        return rows
-
-    monkeypatch.setattr(causal_graph.store, "read", spy)
-    q = CHAIN_QUESTIONS[0]
-    w = causal_graph.why(q["query"], explain=True)
-    assert list(w.explain["recall"]["channels"]) == ["vector", "keyword", "entity"]
-    assert fetched[-1]["vector_fetched"] > 0
-    assert all(v == 0 for k, v in fetched[-1].items() if k not in ("vector_fetched", "keyword_fetched"))
-    assert not w.abstained and w.roots[0]["id"] == q["root"]
-
-
 def test_why_json_shape_and_depths(causal_graph):
     w = next(d for d in (causal_graph.why(q["query"]).to_dict() for q in CHAIN_QUESTIONS) if not d["abstained"])
     assert set(w) >= {"query", "abstained", "symptom", "roots", "paths"}
