@@ -142,7 +142,7 @@ def _cheap_values(pair: Pair) -> list[float]:
     words_union = words_n | words_o
     gap = max(0.0, (n.at - o.at).total_seconds() / 86400)
     shared_values = nc.values & oc.values
-    return [  # in the order of CHEAP
+    return [  # in the order of CHEAP (that of FEATURES)
         pair.cosine,  # cosine
         1.0 / max(1, pair.rank_of_older),  # rank_of_older
         1.0 / max(1, pair.rank_of_newer),  # rank_of_newer
@@ -171,50 +171,17 @@ def _cheap_values(pair: Pair) -> list[float]:
         1.0 if n.stream is not None and n.stream == o.stream else 0.0,  # same_stream
         1.0 if nc.subject is not None and nc.subject == oc.subject else 0.0,  # same_subject
         1.0 if None not in (nc.subject, oc.subject) and nc.subject != oc.subject else 0.0,  # other_subject
+        1.0 if (nc.numbers - oc.numbers) and (oc.numbers - nc.numbers) and words_n & words_o else 0.0,  # replaced_value
         1.0 if someone_else(nc.subject, oc.subject) else 0.0,  # someone_else
         1.0 if oc.other_person else 0.0,  # older_other_person
         float(min(nc.tentative, 2)),  # tentative
-        1.0 if (nc.numbers - oc.numbers) and (oc.numbers - nc.numbers) and words_n & words_o else 0.0,  # replaced_value
     ]
 
 
 # the features :func:`cheap_features` leaves out, each with the most it can be for a pair (given its cheap
 # features and cues): what :meth:`PairModel.reachable` bounds the log-odds with
 COSTLY = ("clause_overlap", "stopped_topic", "negates_older", "implication", "kept_in_clause", "qualifier_conflict")
-CHEAP = (  # in the order _cheap_values gives them
-    "cosine",
-    "rank_of_older",
-    "rank_of_newer",
-    "mutual_nearest",
-    "stop",
-    "switch",
-    "correction",
-    "change_x_cosine",
-    "still",
-    "hypothetical",
-    "temporary",
-    "question",
-    "negation_flip",
-    "same_value_kind",
-    "new_number",
-    "shared_value_noun",
-    "shared_role",
-    "entity_overlap",
-    "new_names",
-    "other_person",
-    "both_first_person",
-    "word_overlap",
-    "still_only",
-    "older_changes",
-    "log_gap_days",
-    "same_stream",
-    "same_subject",
-    "other_subject",
-    "someone_else",
-    "older_other_person",
-    "tentative",
-    "replaced_value",
-)
+CHEAP = tuple(name for name in FEATURES if name not in COSTLY)  # the order _cheap_values gives them
 assert sorted(CHEAP + COSTLY) == sorted(FEATURES), "every feature is cheap or costly, once"
 
 

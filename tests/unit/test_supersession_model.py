@@ -191,3 +191,21 @@ def test_the_cue_warmer_hands_over_each_text_s_cues_up_to_its_limit():
         warm.submit(texts[2:])
         got = warm.result()
     assert got == {t: cues(t) for t in texts[:3]}
+
+
+def test_each_cheap_feature_carries_its_own_value():
+    """The cheap features are worked out as a list in FEATURES' order: each name must get its own value (a line
+    out of place would give a neighbour's)."""
+    import math
+
+    old_text, new_text = "Tess says her phone is 555-1111", "I might switch my phone to 555-2222 next week maybe"
+    at = dt.datetime(2026, 1, 1, tzinfo=UTC)
+    old = sup.Side("o", old_text, at, frozenset(), "s1", cues(old_text))
+    new = sup.Side("n", new_text, at + dt.timedelta(days=30), frozenset(), "s1", cues(new_text))
+    f = sup.cheap_features(sup.Pair(new, old, 0.6, 2, 3))
+    assert list(f) == [n for n in sup.FEATURES if n in sup.CHEAP]
+    assert f["cosine"] == f["change_x_cosine"] == 0.6 and f["rank_of_older"] == 0.5
+    assert f["rank_of_newer"] == 1 / 3 and f["mutual_nearest"] == 0.0
+    assert f["switch"] == 1.0 and f["hypothetical"] == f["tentative"] == 2.0 and f["stop"] == 0.0
+    assert f["same_stream"] == 1.0 and f["log_gap_days"] == math.log1p(30)
+    assert f["replaced_value"] == f["new_number"] == f["same_value_kind"] == 1.0 and f["older_changes"] == 0.0
