@@ -314,6 +314,10 @@ class Recall:
     explain: dict[str, Any] | None = None
     confidence: float | None = None  # the learned model's probability that the best hit should be answered
     features: dict[str, float] | None = field(default=None, repr=False)  # what the model saw
+    # the kind of "no" when it abstained: {"kind": "topic_absent", "topic": [...]} (nothing about the topic),
+    # {"kind": "other_subject", "named", "other"} (the memories say it of someone else), "low_confidence",
+    # "no_match" (nothing eligible matched); each with "text" where the words tell. None when answered
+    decline: dict[str, Any] | None = None
 
     def to_dict(self) -> dict:
         d = {
@@ -322,6 +326,8 @@ class Recall:
             "reason": self.reason,
             "hits": [h.to_dict() for h in self.hits],
         }
+        if self.decline is not None:
+            d["decline"] = dict(self.decline)
         if self.confidence is not None:
             d["confidence"] = round(self.confidence, 4)
         if self.explain is not None:

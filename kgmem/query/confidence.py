@@ -30,7 +30,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-FEATURES = ("cosine", "gap", "agreement", "keyword", "fused", "entity_named", "entity_margin", "exact_token")
+from . import meaning
+
+RANK_FEATURES = ("cosine", "gap", "agreement", "keyword", "fused", "entity_named", "entity_margin", "exact_token")
+# every feature recall computes: the ranking's and the meaning's (kgmem.query.meaning); a model uses a subset
+FEATURES = RANK_FEATURES + meaning.FEATURES
 MODEL_FILE = "confidence.json"
 
 
@@ -56,7 +60,7 @@ def features(
     ``ranks``: per hit id, its rank in each channel; ``fused``: unboosted fused scores of every candidate;
     ``mentions``: per candidate id, which of ``entity_keys`` it mentions."""
     if not hits:
-        return dict.fromkeys(FEATURES, 0.0)
+        return dict.fromkeys(RANK_FEATURES, 0.0)
     top = hits[0]
     c1 = best_cosine(top)
     c2 = best_cosine(hits[1]) if len(hits) > 1 else None
@@ -93,6 +97,7 @@ class ConfidenceModel:
     trained_on: str
 
     def probability(self, values: dict[str, float]) -> float:
+        """The probability that the best hit answers the question (a feature the values lack counts as 0)."""
         z = self.intercept
         for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef):
             z += w * (values.get(name, 0.0) - mu) / (sd or 1.0)
@@ -112,8 +117,9 @@ class ConfidenceModel:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ConfidenceModel:
-        if tuple(d["features"]) != FEATURES:
-            raise ValueError(f"confidence model features {d['features']} are not kgmem's {list(FEATURES)}")
+        unknown = [f for f in d["features"] if f not in FEATURES]
+        if unknown:
+            raise ValueError(f"confidence model features {unknown} are not among kgmem's {list(FEATURES)}")
         return cls(
             tuple(d["features"]),
             tuple(d["mean"]),

@@ -30,7 +30,7 @@ from ..results import Hit, Recall, from_epoch, iso, retiring_order
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
-from . import confidence, currency
+from . import confidence, currency, meaning
 from .abstain import AbstainPolicy, Judgement, decide, identifier_tokens
 from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
@@ -111,6 +111,7 @@ class Gathered:
 class Verdict:
     abstained: bool
     reason: str | None
+    decline: dict[str, Any] | None  # the kind of "no" (Recall.decline), None when answered
     judgements: list[Judgement]
     features: dict[str, float]
     probability: float | None
@@ -156,6 +157,7 @@ def recall(
         explain=manifest(store, embedder, q, got, fused, hits, verdict, opts, clock) if explain else None,
         confidence=verdict.probability,
         features=verdict.features,
+        decline=verdict.decline,
     )
 
 
@@ -374,6 +376,7 @@ def judge(
     ``opts.learned`` is false) decide the answer; sets each hit's ``confident``."""
     judgements, abstained, reason = decide(hits, set(q.identifiers), opts.policy)
     model = model or (confidence.shipped() if opts.learned else None)
+    mentions = {i: d.get("mentions") or [] for i, d in got.details.items()}
     values = confidence.features(
         hits,
         {h.id: h.channels for h in hits},
@@ -381,8 +384,18 @@ def judge(
         opts.rrf_k,
         tuple(got.found),
         entity_keys,
-        {i: d.get("mentions") or [] for i, d in got.details.items()},
+        mentions,
         bool(hits) and bool(q.identifiers & identifier_tokens(hits[0].text)),
+    )
+    read = read_texts(got, plain)
+    values.update(
+        meaning.features(
+            q.text,
+            [h.text for h in hits],
+            [mentions.get(h.id, []) for h in hits],
+            read,
+            bool(hits and hits[0].retired and present(q, got, opts)),
+        )
     )
     p_answer = model.probability(values) if model is not None else None
     if model is not None and p_answer is not None and hits and not judgements[0].why.startswith("exact token"):
@@ -402,7 +415,23 @@ def judge(
             judgements[0] = Judgement(False, reason)
     for hit, j in zip(hits, judgements):
         hit.confident = j.confident and not abstained
-    return Verdict(abstained, reason, judgements, values, p_answer, model)
+    decline = None
+    if abstained and hits and model is not None:
+        decline = meaning.decline(q.text, read)
+        if decline is not None:
+            reason = f"{decline['text']} ({reason})" if reason else decline["text"]
+    elif abstained:
+        decline = {"kind": "no_match" if not hits else "low_confidence"}
+    return Verdict(abstained, reason, decline, judgements, values, p_answer, model)
+
+
+READ_POOL = 60  # candidates (best unboosted fused score first) whose texts the meaning features read
+
+
+def read_texts(got: Gathered, plain: dict[str, float], limit: int = READ_POOL) -> list[str]:
+    """The texts of the best ``limit`` candidates recall read (by unboosted fused score)."""
+    ids = sorted((i for i in plain if i in got.details), key=lambda i: -plain[i])[:limit]
+    return [t for i in ids if (t := got.details[i].get("text"))]
 
 
 def present(q: Question, got: Gathered, opts: RecallOptions) -> bool:

@@ -309,3 +309,66 @@ def test_abstention_on_the_recall_fixtures(recall_graph):
     assert answered / total >= 0.75, (answered, total)
     assert right / answered >= 0.9, (right, answered)
     assert false_confident / unanswerable <= 0.5, (false_confident, unanswerable)
+
+
+# ---------------------------------------------------------------------------- confidence and the kinds of "no"
+
+CHAT = [
+    ("Caroline", "Hey Mel! I finally went to that pottery class and made a wonky blue bowl."),
+    ("Melanie", "Wow Caroline, that's amazing! What colour was the glaze?"),
+    ("Caroline", "A deep ocean blue, I'm keeping it on my desk."),
+    ("Melanie", "We adopted a golden retriever pup last week and called him Biscuit."),
+    ("Caroline", "Biscuit! What a cute name, Mel."),
+    ("Melanie", "I also signed up for a half marathon in October, training starts Monday."),
+    ("Caroline", "You'll crush it. I'm starting a new job at the library next month."),
+    ("Melanie", "Congrats! The library suits you."),
+]
+
+
+@pytest.fixture
+def chat(mg):
+    mg.ingest(
+        [
+            {
+                "id": f"t{i}",
+                "text": f"{who}: {text}",
+                "at": f"2024-03-0{1 + i // 4}T10:0{i % 4}:00Z",
+                "stream": f"s{i // 4}",
+                "entities": [who],
+            }
+            for i, (who, text) in enumerate(CHAT)
+        ]
+    )
+    return mg
+
+
+def test_an_answerable_question_is_answered_with_its_confidence(chat):
+    res = chat.recall("What did Caroline make in the pottery class?", now="2024-04-01")
+    assert not res.abstained and res.decline is None
+    assert res.hits[0].id == "t0" and res.confidence >= 0.5
+    assert res.to_dict()["confidence"] == round(res.confidence, 4)
+
+
+def test_a_question_about_the_other_speaker_declines_naming_who_said_it(chat):
+    res = chat.recall("What did Melanie make in the pottery class?", now="2024-04-01")
+    assert res.abstained and res.hits  # hits are returned with the confidence either way
+    assert res.confidence < 0.5
+    assert res.decline["kind"] == "other_subject"
+    assert (res.decline["named"], res.decline["other"]) == ("Melanie", "Caroline")
+    assert res.reason.startswith("the memories say this of Caroline, not of Melanie")
+    assert res.to_dict()["decline"]["kind"] == "other_subject"
+
+
+def test_a_topic_never_discussed_declines_as_nothing_about_it(chat):
+    res = chat.recall("What is Caroline's favourite band?", now="2024-04-01")
+    assert res.abstained and res.decline["kind"] == "topic_absent"
+    assert "band" in res.decline["topic"] and res.reason.startswith("nothing about")
+
+
+def test_the_demo_declines_the_band_question_because_the_topic_is_absent(mg):
+    from kgmem.demo import run
+
+    answers = run(mg, echo=lambda *a, **k: None)
+    r = answers["recall_unknown"]
+    assert r.abstained and r.decline["kind"] == "topic_absent"
+    assert r.reason.startswith("nothing about favourite band in the memories")

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kgmem.query import confidence
+from kgmem.query import confidence, meaning
 from kgmem.query.confidence import FEATURES, ConfidenceModel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,17 +19,18 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_shipped_model_loads_with_its_data_version_and_no_locomo():
     model = confidence.shipped()
     assert model is not None, "kgmem/data/confidence.json is missing: run scripts/fit_confidence.py"
-    assert model.features == FEATURES
+    assert set(model.features) <= set(FEATURES)
+    assert set(model.features) & set(meaning.FEATURES), "the model reads what the hits say, not only the ranking"
     assert model.data_version.startswith("sha256:")
     assert "locomo" not in model.trained_on.lower()  # CC BY-NC data never provides shipped coefficients
-    assert 0.0 < model.threshold < 1.0
+    assert model.threshold == 0.5  # calibrated: answer when the best hit more likely answers than not
 
 
 def test_the_data_version_is_the_hash_of_the_training_rows():
     rows = json.loads((ROOT / "bench" / "confidence_training.json").read_text())
     data = json.dumps([[r["source"], r["label"], r["x"]] for r in rows["rows"]])
     assert "sha256:" + hashlib.sha256(data.encode()).hexdigest()[:16] == confidence.shipped().data_version
-    assert rows["features"] == list(FEATURES)
+    assert rows["features"] == list(confidence.shipped().features)
 
 
 def _hit(hid, sim, ctx=None):
@@ -61,15 +62,34 @@ def test_features_of_a_clear_answer_and_of_a_false_premise():
     )
     assert swapped["entity_margin"] < 0  # the best evidence is about someone else
     model = confidence.shipped()
+    strong.update(
+        meaning.features(
+            "What did Caroline paint?",
+            ["Caroline: I painted a sunrise over the lake."],
+            [["caroline"]],
+            ["Caroline: I painted a sunrise over the lake."],
+            False,
+        )
+    )
+    swapped.update(
+        meaning.features(
+            "What did Melanie paint?",
+            ["Melanie: Wow, that's lovely!", "Caroline: I painted a sunrise over the lake."],
+            [["melanie"], []],
+            ["Melanie: Wow, that's lovely!", "Caroline: I painted a sunrise over the lake."],
+            False,
+        )
+    )
     assert model.probability(strong) > model.threshold > model.probability(swapped)
 
 
 def test_a_model_for_other_features_is_refused():
     d = confidence.shipped().to_dict()
-    d["features"] = list(FEATURES[:-1]) + ["something_else"]
+    d["features"] = list(d["features"][:-1]) + ["something_else"]
     with pytest.raises(ValueError):
         ConfidenceModel.from_dict(d)
 
 
 def test_no_hits_gives_zero_features():
-    assert confidence.features([], {}, {}, 10, (), [], {}, False) == dict.fromkeys(FEATURES, 0.0)
+    assert confidence.features([], {}, {}, 10, (), [], {}, False) == dict.fromkeys(confidence.RANK_FEATURES, 0.0)
+    assert meaning.features("what?", [], [], [], False) == dict.fromkeys(meaning.FEATURES, 0.0)

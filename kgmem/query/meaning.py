@@ -1,0 +1,368 @@
+"""What the question asks against what the hits say: cheap lexical features for recall's confidence (pure).
+
+The ranking signals (:mod:`kgmem.query.confidence`) say how well a memory *matches*; these say whether it can
+*answer*:
+
+* **coverage** — the share of the question's salient terms (stemmed with the Snowball English stemmer, question
+  words and stopwords dropped, weighted by inverse document frequency) that the best hit contains, and that the
+  best hits together contain;
+* **topic** — whether any memory recall read contains the question's rarest salient term ("what is Maya's
+  favourite band?" over a store without "band": nothing about the topic);
+* **attribution** — the person or thing the question names against who said or did it in the hit: the hit's
+  speaker (``"Maya: …"``), the entities it mentions, the names it writes. LoCoMo built its false-premise
+  questions by swapping the person; "the memories say this of Jon, not of Maya" is this feature;
+* **the best hit** — whether it is itself a question (a chat turn that asks is rarely the evidence), how much it
+  says, whether a newer memory **retired** it.
+
+Tried and left out (LoCoMo development half, AUC alone, answerable vs adversarial): the answer type (a how-many
+question wants a number, a where-question a place …) 0.50; whether the named person is in the best hit 0.51 (the
+entity boost puts them there either way); the share of the 3 rarest topic words in the named person's own words
+0.73 alone but +0.00 to the model.
+
+The inverse document frequencies ship in ``kgmem/data/idf.json`` (built by ``scripts/build_idf.py`` from
+licence-clean text: WikiWhy's causes and effects (MIT), kgmem's fixtures, updates-dev (CC0) and the template
+chats; a word it has never seen weighs as the rarest).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable, Sequence
+
+import snowballstemmer
+
+IDF_FILE = "idf.json"
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,]\d+)?")
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'’\-]*(?: [A-Z][\w'’\-]*)?):\s")
+_CAP = re.compile(r"\b([A-Z][a-z][\w'’\-]*)")
+# question words, auxiliaries, pronouns, the words of a question's frame ("what kind of", "the name of") and
+# common English stopwords: none of them names what a question is about
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are aren't as at be because been before being below
+    between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
+    either else ever every few for from further get gets got had hadn't has hasn't have haven't having he he'd
+    he'll he's her here here's hers herself him himself his how how's however i i'd i'll i'm i've if in into is
+    isn't it it's its itself just let's like many may me might more most much must mustn't my myself no nor not
+    now of off often on once one only or other others ought our ours ourselves out over own per perhaps please
+    quite rather really same shan't she she'd she'll she's should shouldn't since so some something such than
+    that that's the their theirs them themselves then there there's these they they'd they'll they're they've
+    this those though through thus to too under until up upon us very was wasn't we we'd we'll we're we've were
+    weren't what what's whatever when when's where where's whether which while who who's whom whose why why's
+    will with within without won't would wouldn't yet you you'd you'll you're you've your yours yourself
+    yourselves kind type sort name names named called thing things stuff way ways time times did does do
+    according mention mentioned say said says tell told think thought know knew known recently usually still
+    going go goes went gone get getting make makes made take took taken lot lots well yes yeah oh ok okay
+    anything everything something nothing happened happen happens up
+    """.split()
+)
+# a time phrase filters or ranks by time (kgmem.query.timeparse); it is not what a question is about
+TIME_WORDS = frozenset(
+    """
+    yesterday today tomorrow tonight week weeks weekend month months year years day days ago last next this
+    morning afternoon evening night recently lately earlier later january february march april may june july
+    august september october november december monday tuesday wednesday thursday friday saturday sunday
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    """.split()
+)
+_TITLE = re.compile(r"[A-Z][a-z]")
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens, possessives cut (``Maya's`` → ``maya``)."""
+    out = []
+    for m in _WORD.finditer(text):
+        w = m.group(0).lower().replace("’", "'")
+        if w.endswith("'s"):
+            w = w[:-2]
+        w = w.strip("'-")
+        if w:
+            out.append(w)
+    return out
+
+
+@lru_cache(maxsize=16384)
+def stems(text: str) -> frozenset[str]:
+    """The stems of a text's non-stopwords."""
+    return frozenset(_stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1)
+
+
+@lru_cache(maxsize=1)
+def _idf_table() -> tuple[dict[str, float], float]:
+    try:
+        raw = json.loads(resources.files("kgmem").joinpath("data", IDF_FILE).read_text(encoding="utf-8"))
+    except (FileNotFoundError, OSError):
+        return {}, 1.0
+    n = float(raw["documents"])
+    table = {s: math.log((n + 1.0) / (df + 1.0)) + 1.0 for s, df in raw["df"].items()}
+    return table, math.log(n + 1.0) + 1.0
+
+
+def idf(stem: str) -> float:
+    table, unseen = _idf_table()
+    return table.get(stem, unseen)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks, worked out once: its salient stems (names apart) and its names."""
+
+    salient: tuple[str, ...]  # stems of the topic words, rarest first
+    names: tuple[str, ...]  # lower-cased name-like words of the question (who or what it names)
+
+    @property
+    def weight(self) -> float:
+        return sum(idf(s) for s in self.salient)
+
+
+@lru_cache(maxsize=4096)
+def asked(question: str) -> Asked:
+    """The question's salient stems (rarest first) and its names."""
+    tokens = list(_WORD.finditer(question))
+    names = []
+    for i, m in enumerate(tokens):
+        w = m.group(0)
+        # a name is written Title-case ("Caroline", not "CDN" or "SKU-77": those are the topic)
+        if i > 0 and _TITLE.match(w) and w.lower().rstrip("'’s") not in STOPWORDS | TIME_WORDS:
+            names.append(words(w)[0] if words(w) else w.lower())
+    name_set = set(names)
+    sal = {
+        _stem(w)
+        for w in words(question)
+        if w not in STOPWORDS and w not in TIME_WORDS and len(w) > 1 and w not in name_set
+    }
+    return Asked(tuple(sorted(sal, key=lambda s: (-idf(s), s))), tuple(dict.fromkeys(names)))
+
+
+def coverage(a: Asked, texts: Iterable[str]) -> float:
+    """The IDF-weighted share of the question's salient stems found in the texts (1.0 when it has none)."""
+    total = a.weight
+    if total <= 0:
+        return 1.0
+    have: set[str] = set()
+    for t in texts:
+        have |= stems(t)
+    return sum(idf(s) for s in a.salient if s in have) / total
+
+
+def speaker(text: str) -> str | None:
+    """The speaker of a chat turn written ``"Name: …"`` (lower-cased), else None."""
+    m = _SPEAKER.match(text)
+    return m.group(1).lower() if m else None
+
+
+def persons(text: str) -> set[str]:
+    """Lower-cased capitalised words of a text that do not open a sentence and are no stopwords (names,
+    roughly)."""
+    out = set()
+    for m in _CAP.finditer(text):
+        before = text[: m.start()].rstrip()
+        if not before or before[-1] in '.!?:"“(':
+            continue
+        w = words(m.group(1))
+        if w and w[0] not in STOPWORDS:
+            out.add(w[0])
+    return out
+
+
+FEATURES = (
+    "coverage",
+    "coverage_top3",
+    "topic_any",
+    "topic_seen",
+    "topic_named",
+    "topic_other",
+    "attribution_margin",
+    "pool_margin",
+    "best_asks",
+    "best_words",
+    "retired",
+)
+
+
+def about(text: str, mentions: Iterable[str] = ()) -> set[str]:
+    """Who a memory is by or about: a chat turn's speaker; else the names it writes and the question's entities
+    it mentions (their words)."""
+    sp = speaker(text)
+    if sp is not None:
+        return {sp.split()[0]}
+    return persons(text) | {w for k in mentions for w in k.split()}
+
+
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|youre|you've|you'll|you'd|ya)\b", re.I)
+SOMEONE_ELSE = "someone else"  # the addressee of a chat turn that names no one
+
+
+def parts(text: str, mentions: Iterable[str] = ()) -> list[tuple[set[str], str]]:
+    """A memory split by whom each part is about: a chat turn's sentences that ask something or speak to the
+    other ("What got you into running?", "your new hair colour looks amazing") are about the addressee (the
+    names the turn writes, else :data:`SOMEONE_ELSE`); the rest is about the speaker. A memory that is no chat
+    turn is one part, about whom :func:`about` says."""
+    sp = speaker(text)
+    if sp is None:
+        return [(about(text, mentions), text)]
+    me = sp.split()[0]
+    body = _SPEAKER.sub("", text, count=1)
+    own: list[str] = []
+    theirs: list[str] = []
+    for m in _SENTENCE.finditer(body):
+        sentence = m.group(0).strip()
+        if sentence:
+            (theirs if sentence.endswith("?") or _SECOND_PERSON.search(sentence) else own).append(sentence)
+    addressee = (persons(body) - {me}) or {SOMEONE_ELSE}  # SOMEONE_ELSE: attributed to no one
+    out = []
+    if own:
+        out.append(({me}, " ".join(own)))
+    if theirs:
+        out.append((addressee, " ".join(theirs)))
+    return out
+
+
+def same_person(who: set[str], names: set[str]) -> bool:
+    """Whether any of ``who`` is one of the ``names``, a short form counting ("Mel" for "Melanie")."""
+    return any(
+        w == n or (min(len(w), len(n)) >= 3 and (w.startswith(n) or n.startswith(w))) for w in who for n in names
+    )
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """The memory that best covers the question's topic among those read, and whether it is by or about the
+    person the question names (``margin``: the best coverage by the named minus the best by anyone else)."""
+
+    named_cov: float
+    other_cov: float
+    other: str | None  # who the best-covering memory by someone else is by or about
+
+    @property
+    def margin(self) -> float:
+        return self.named_cov - self.other_cov
+
+
+def attribution(a: Asked, texts: Sequence[str], mentions: Sequence[Sequence[str]] = ()) -> Attribution:
+    names = set(a.names)
+    if not a.salient:  # no topic to attribute ("anything about Marta?")
+        return Attribution(0.0, 0.0, None)
+    named_cov = other_cov = 0.0
+    other = None
+    for i, t in enumerate(texts):
+        for who, part in parts(t, mentions[i] if i < len(mentions) else ()):
+            if not who or who == {SOMEONE_ELSE}:
+                continue
+            c = coverage(a, [part])
+            if same_person(who, names):
+                named_cov = max(named_cov, c)
+            elif c > other_cov:
+                other_cov, other = c, sorted(who)[0]
+    return Attribution(named_cov, other_cov, other)
+
+
+def features(
+    question: str,
+    hit_texts: Sequence[str],
+    hit_mentions: Sequence[Sequence[str]],
+    read_texts: Sequence[str],
+    retired: bool,
+) -> dict[str, float]:
+    """The meaning features of a ranked answer (``hit_texts`` best first; ``read_texts``: every candidate recall
+    read, the hits among them; ``hit_mentions``: the question's entities each hit mentions)."""
+    a = asked(question)
+    if not hit_texts:
+        return dict.fromkeys(FEATURES, 0.0)
+    best = hit_texts[0]
+    names = set(a.names)
+    covs = [coverage(a, [t]) for t in hit_texts]
+    ti = max(range(len(covs)), key=lambda i: (covs[i], -i))  # the hit that best covers the topic
+    t_who = about(hit_texts[ti], hit_mentions[ti] if ti < len(hit_mentions) else ())
+    seen = set().union(*(stems(t) for t in read_texts)) if read_texts else set()
+    pool = attribution(a, read_texts)
+    body = _SPEAKER.sub("", best, count=1).strip()
+    rare = a.salient[0] if a.salient else None
+    return {
+        "coverage": covs[0],
+        "coverage_top3": coverage(a, hit_texts[:3]),
+        "topic_any": max((coverage(a, [t]) for t in read_texts), default=0.0),
+        "topic_seen": 1.0 if rare is None or rare in seen else 0.0,
+        "topic_named": 1.0 if names and same_person(t_who, names) else 0.0,
+        "topic_other": 1.0 if names and t_who and not same_person(t_who, names) else 0.0,
+        "attribution_margin": attribution(a, hit_texts, hit_mentions).margin if names else 0.0,
+        "pool_margin": pool.margin if names else 0.0,
+        "best_asks": 1.0 if body.endswith("?") else 0.0,
+        "best_words": math.log1p(len(stems(body))),
+        "retired": 1.0 if retired else 0.0,
+    }
+
+
+def topic_words(question: str, limit: int = 3) -> list[str]:
+    """The question's rarest topic words as written (for a reason: "nothing about band")."""
+    a = asked(question)
+    keep = set(a.salient[:limit])
+    seen: dict[str, None] = {}
+    for w in words(question):
+        if w not in STOPWORDS and _stem(w) in keep and w not in a.names:
+            seen.setdefault(w)
+    return list(seen)
+
+
+def absent_words(question: str, texts: Sequence[str]) -> list[str]:
+    """The question's topic words (as written, rarest first) that none of the texts contains."""
+    a = asked(question)
+    pool = set().union(*(stems(t) for t in texts)) if texts else set()
+    missing = [s for s in a.salient if s not in pool]
+    out: dict[str, None] = {}
+    for s in missing:
+        for w in words(question):
+            if w not in STOPWORDS and w not in a.names and _stem(w) == s:
+                out.setdefault(w)
+                break
+    return list(out)
+
+
+TOPIC_FLOOR = 0.5  # below this coverage by every memory read, the topic is not there
+ATTRIBUTION_FLOOR = 0.5  # the coverage a memory about someone else needs before "they said it, not <named>"
+
+
+def decline(question: str, read_texts: Sequence[str]) -> dict[str, Any] | None:
+    """Which kind of "no" an abstention is, when the words tell (None when they do not):
+
+    * ``topic_absent`` — no memory read contains the question's rarest topic word, and none covers half of its
+      topic: ``{"kind", "topic": [words], "text": "nothing about band in the memories"}``;
+    * ``other_subject`` — the memory that best covers the topic is by or about someone other than the person the
+      question names: ``{"kind", "named", "other", "text": "the memories say this of Jon, not of Maya"}``."""
+    a = asked(question)
+    if not a.salient:
+        return None
+    best = max((coverage(a, [t]) for t in read_texts), default=0.0)
+    missing = absent_words(question, read_texts)
+    if best < TOPIC_FLOOR and a.salient[0] in {_stem(w) for w in missing}:
+        topic = missing[:3] or topic_words(question)
+        return {"kind": "topic_absent", "topic": topic, "text": f"nothing about {' '.join(topic)} in the memories"}
+    if a.names:
+        att = attribution(a, read_texts)
+        if (
+            att.other not in (None, SOMEONE_ELSE)
+            and att.other_cov >= ATTRIBUTION_FLOOR
+            and att.other_cov > att.named_cov
+        ):
+            named, other = a.names[0].title(), att.other.title()
+            return {
+                "kind": "other_subject",
+                "named": named,
+                "other": other,
+                "text": f"the memories say this of {other}, not of {named}",
+            }
+    return None

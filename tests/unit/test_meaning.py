@@ -1,0 +1,76 @@
+"""The meaning features of recall's confidence (kgmem.query.meaning): what the question asks against what the
+hits say. Pure: no database."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgmem.query import meaning
+
+CHAT = [
+    "Caroline: I went to a pottery class last weekend and made a wonky blue bowl.",
+    "Melanie: Wow Caroline, that's amazing! What colour was the glaze?",
+    "Melanie: We adopted a golden retriever pup and called him Biscuit.",
+]
+
+
+def test_question_words_and_stopwords_are_not_the_topic_and_stems_match():
+    a = meaning.asked("What did Caroline make in her pottery classes?")
+    assert a.names == ("caroline",)
+    assert set(a.salient) == {"potteri", "class"}  # stemmed; 'what', 'did', 'make', 'her', 'in' dropped
+    assert meaning.coverage(a, ["I took a pottery class"]) == pytest.approx(1.0)
+    assert meaning.coverage(a, ["nothing related"]) == 0.0
+
+
+def test_coverage_is_weighted_by_rarity():
+    a = meaning.asked("Which band did the user see at the stadium?")
+    rare, common = a.salient[0], a.salient[-1]
+    assert meaning.idf(rare) >= meaning.idf(common)
+    only_rare = meaning.coverage(a, [rare])
+    only_common = meaning.coverage(a, [common])
+    assert only_rare >= only_common
+
+
+def test_speaker_and_parts_attribute_questions_and_second_person_to_the_addressee():
+    assert meaning.speaker("Melanie: hi") == "melanie"
+    assert meaning.speaker("no speaker here") is None
+    parts = meaning.parts("Caroline: Wow, Mel! What got you into running? I ran a marathon once.")
+    assert parts == [({"caroline"}, "Wow, Mel! I ran a marathon once."), ({"mel"}, "What got you into running?")]
+    assert meaning.same_person({"mel"}, {"melanie"}) and not meaning.same_person({"jo"}, {"jon"})
+
+
+def test_attribution_of_a_swapped_question_points_at_the_other_speaker():
+    a = meaning.asked("What did Melanie make in the pottery class?")
+    att = meaning.attribution(a, CHAT)
+    assert att.other == "caroline" and att.margin < 0
+    right = meaning.attribution(meaning.asked("What did Caroline make in the pottery class?"), CHAT)
+    assert right.margin > 0
+
+
+def test_features_separate_answerable_from_swapped_and_absent():
+    ok = meaning.features("What did Caroline make in the pottery class?", CHAT[:1], [[]], CHAT, False)
+    swapped = meaning.features("What did Melanie make in the pottery class?", [CHAT[1], CHAT[0]], [[], []], CHAT, False)
+    absent = meaning.features("What is Caroline's favourite band?", CHAT[:1], [[]], CHAT, False)
+    assert ok["coverage"] == 1.0 and ok["topic_named"] == 1.0 and ok["pool_margin"] > 0
+    assert swapped["topic_other"] == 1.0 and swapped["pool_margin"] < 0 and swapped["best_asks"] == 1.0
+    assert absent["topic_seen"] == 0.0 and absent["coverage"] == 0.0
+    assert meaning.features("Is it still true?", CHAT[:1], [[]], CHAT, True)["retired"] == 1.0
+
+
+def test_the_two_kinds_of_no_are_said_plainly():
+    nothing = meaning.decline("What is Maya's favourite band?", ["Maya likes oat-milk flat whites."])
+    assert nothing is not None and nothing["kind"] == "topic_absent"
+    assert nothing["text"] == "nothing about favourite band in the memories"
+    other = meaning.decline("What did Melanie make in the pottery class?", CHAT)
+    assert other == {
+        "kind": "other_subject",
+        "named": "Melanie",
+        "other": "Caroline",
+        "text": "the memories say this of Caroline, not of Melanie",
+    }
+    assert meaning.decline("What did Caroline make in the pottery class?", CHAT) is None
+
+
+def test_the_idf_table_ships_and_knows_common_words():
+    assert meaning.idf("band") < meaning.idf("zzzunseenzzz")
+    assert meaning.idf("zzzunseenzzz") == meaning.idf("qqqalsounseen")
