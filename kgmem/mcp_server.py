@@ -234,8 +234,10 @@ def build_server(
         include_superseded: IncludeSuperseded = False,
         user: UserScope = None,
     ) -> dict[str, Any]:
-        """Hybrid recall (vector + keyword + entity, fused): the k best memories for the query, or an honest
-        abstention ('abstained': true with a reason)."""
+        """Hybrid recall (vector + keyword + entity, fused): the k best memories for the query, with 'confidence'
+        (the probability that the best one answers it). Below 0.5 it abstains ('abstained': true) and says which
+        kind of no in 'decline': 'topic_absent' (nothing about the topic), 'other_subject' (the memories say it
+        of someone else: relay that premise check), 'low_confidence' or 'no_match'; the hits come either way."""
         return holder.call(
             lambda mg: mg.recall(query, k=k, at=at, include_superseded=include_superseded, user=user).to_dict()
         )

@@ -55,7 +55,13 @@ def _install_capture() -> None:
                 "identifiers": sorted(q.identifiers),
                 "plain": dict(top_plain),
                 "details": {
-                    i: {"text": d.get("text"), "mentions": d.get("mentions") or [], "stream": d.get("stream")}
+                    i: {
+                        "text": d.get("text"),
+                        "mentions": d.get("mentions") or [],
+                        "stream": d.get("stream"),
+                        "similarity": d.get("similarity"),
+                        "context_similarity": d.get("context_similarity"),
+                    }
                     for i, d in got.details.items()
                 },
                 "at": got.filters.at.isoformat() if got.filters.at else None,

@@ -752,7 +752,7 @@ def confidence_tables(conf: dict) -> tuple[list[dict], list[dict]]:
             "title": "Reliability of the confidence on LoCoMo (held-out conversations)",
             "xlabel": "predicted probability (bins of 0.1, at their centres)",
             "ylabel": "observed share answerable",
-            "x": [(b["lo"] + b["hi"]) / 2 for b in rel],
+            "x": [round((b["lo"] + b["hi"]) / 2, 2) for b in rel],
             "series": [
                 {"label": "shipped model", "y": [b["observed"] for b in rel]},
                 *(
@@ -762,7 +762,7 @@ def confidence_tables(conf: dict) -> tuple[list[dict], list[dict]]:
                 ),
                 {
                     "label": "perfectly calibrated",
-                    "y": [(b["lo"] + b["hi"]) / 2 for b in rel],
+                    "y": [round((b["lo"] + b["hi"]) / 2, 2) for b in rel],
                     "linestyle": "--",
                 },
             ],

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Sequence
+from typing import AbstractSet, Any, Iterable, Sequence
 
 import snowballstemmer
 
@@ -81,17 +81,16 @@ def _stem(word: str) -> str:
     return str(_STEMMER.stemWord(word))
 
 
+# a word, a number or an identifier ("zx9q", "err-5020" are one token each: a code the question names must be
+# found whole)
+_LOWER_WORD = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
+_POSSESSIVE = re.compile(r"'s\b")
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens, possessives cut (``Maya's`` → ``maya``)."""
-    out = []
-    for m in _WORD.finditer(text):
-        w = m.group(0).lower().replace("’", "'")
-        if w.endswith("'s"):
-            w = w[:-2]
-        w = w.strip("'-")
-        if w:
-            out.append(w)
-    return out
+    low = _POSSESSIVE.sub("", text.lower().replace("’", "'"))
+    return [w for w in (t.strip("'-") for t in _LOWER_WORD.findall(low)) if w]
 
 
 @lru_cache(maxsize=16384)
@@ -207,6 +206,12 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|you're|youre|you've|you'll|you
 SOMEONE_ELSE = "someone else"  # the addressee of a chat turn that names no one
 
 
+@lru_cache(maxsize=16384)
+def _turn_parts(text: str) -> tuple[tuple[frozenset[str], str], ...]:
+    """:func:`parts` of a chat turn (cached: the same candidates come back question after question)."""
+    return tuple((frozenset(who), part) for who, part in parts(text))
+
+
 def parts(text: str, mentions: Iterable[str] = ()) -> list[tuple[set[str], str]]:
     """A memory split by whom each part is about: a chat turn's sentences that ask something or speak to the
     other ("What got you into running?", "your new hair colour looks amazing") are about the addressee (the
@@ -232,7 +237,7 @@ def parts(text: str, mentions: Iterable[str] = ()) -> list[tuple[set[str], str]]
     return out
 
 
-def same_person(who: set[str], names: set[str]) -> bool:
+def same_person(who: AbstractSet[str], names: AbstractSet[str]) -> bool:
     """Whether any of ``who`` is one of the ``names``, a short form counting ("Mel" for "Melanie")."""
     return any(
         w == n or (min(len(w), len(n)) >= 3 and (w.startswith(n) or n.startswith(w))) for w in who for n in names
@@ -260,7 +265,8 @@ def attribution(a: Asked, texts: Sequence[str], mentions: Sequence[Sequence[str]
     named_cov = other_cov = 0.0
     other = None
     for i, t in enumerate(texts):
-        for who, part in parts(t, mentions[i] if i < len(mentions) else ()):
+        ment = mentions[i] if i < len(mentions) else ()
+        for who, part in parts(t, ment) if ment else _turn_parts(t):
             if not who or who == {SOMEONE_ELSE}:
                 continue
             c = coverage(a, [part])

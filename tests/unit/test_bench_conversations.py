@@ -180,3 +180,31 @@ def test_missing_dataset_gives_a_skip_table(tmp_path):
     t = locomo_missing(tmp_path / "nowhere")
     assert t["title"].endswith("skipped")
     assert "KGMEM_LOCOMO" in t["rows"][0][2] and "nowhere" in t["rows"][0][1]
+
+
+def test_confidence_folds_score_held_out_conversations_with_the_shipped_model_and_refits():
+    """Synthetic rows whose attribution separates answerable from adversarial: the shipped model and the
+    leave-one-out refits rank them apart, every conversation gets a fold, the tables and the plot follow."""
+    from kgmem.query import confidence
+    from kgmem_bench.conversations import ADVERSARIAL, confidence_folds, confidence_tables
+
+    model = confidence.shipped()
+    good = {f: 0.0 for f in confidence.FEATURES} | {"pool_margin": 0.8, "attribution_margin": 0.8, "best_words": 2.5}
+    good |= {"coverage": 1.0, "coverage_top3": 1.0, "topic_any": 1.0, "topic_seen": 1.0, "topic_named": 1.0}
+    bad = dict(good) | {"pool_margin": -0.8, "attribution_margin": -0.8, "topic_named": 0.0, "topic_other": 1.0}
+    rows = []
+    for c in ("a", "b", "c"):
+        for i in range(20):
+            rows.append({"conversation": c, "category": 4, "any@5": 1, "features": good, "index": i})
+            rows.append({"conversation": c, "category": ADVERSARIAL, "any@5": 0, "features": bad, "index": 100 + i})
+        rows.append({"conversation": c, "category": 4, "any@5": 0, "features": good, "index": 99})  # not labelled
+    conf = confidence_folds(rows)
+    assert set(conf["folds"]) == set(conf["shipped"]["by_conversation"]) == {"a", "b", "c"}
+    assert conf["shipped"]["pooled"]["n_pos"] == 60 and conf["shipped"]["pooled"]["n_neg"] == 60
+    assert conf["shipped"]["mean"]["auc"] == 1.0 and conf["mean"]["auc"] == 1.0
+    assert conf["shipped"]["pooled"]["answerable_answered"] > conf["shipped"]["pooled"]["adversarial_answered"]
+    assert conf["model_features"] == list(model.features) and conf["threshold"] == model.threshold
+    assert sum(b["n"] for b in conf["shipped"]["reliability"]) == 120
+    tables, plots = confidence_tables(conf)
+    assert len(tables) == 2 and len(tables[0]["rows"]) == 3 + 2
+    assert plots[0]["file"] == "confidence_reliability.png" and len(plots[0]["x"]) == 10
