@@ -3,13 +3,12 @@
 // (the entity matcher) → eligible memories mentioning them, by entities matched, then cosine. The matcher
 // and the eligibility rule are expanded from kgmem/store/rules.py, the same text as in
 // recall/candidates.
-// params: $entity_lucene (string or null: the question's words for the entity_names index), $question_key (string), $named_keys (list of strings), $max_mentions (int),
+// params: $key_ngrams (list of strings or null: every run of up to 8 words of the question's entity key), $named_keys (list of strings), $max_mentions (int),
 //         $vector (list of 384 floats), $depth (int), $tenant (string), $user (string or null),
 //         $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null)
 // returns: entities (list of {key, name}), entity (list of {id, score}, best first) — always one row
-:param entity_lucene => 'ravi onboarding';
-:param question_key => ' what did ravi say about onboarding ';
+:param key_ngrams => ['what', 'what did', 'did', 'did ravi', 'ravi', 'ravi say', 'say', 'say about', 'about', 'about onboarding', 'onboarding'];
 :param named_keys => ['ravi'];
 :param max_mentions => 300;
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
@@ -23,12 +22,9 @@
 :param kinds => null;
 // [[[cog from kgmem.store.rules import cog_entity_channel; cog_entity_channel() ]]]
 CALL () {
-  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($entity_lucene, 'kgmem-no-keyword-query'),
-                                             {limit: 200})
-  YIELD node AS e
-  WITH e WHERE e IS NOT NULL AND $entity_lucene IS NOT NULL AND e.tenant = $tenant
-    AND $question_key CONTAINS (' ' + e.key + ' ')
-    AND (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
+  UNWIND coalesce($key_ngrams, []) AS wanted
+  MATCH (e:Entity {tenant: $tenant, key: wanted})
+  WHERE (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
     AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions
   RETURN collect(DISTINCT e) AS ents
 }

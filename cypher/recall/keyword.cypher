@@ -1,7 +1,10 @@
 // name: recall/keyword
 // Keyword channel: Lucene BM25 over Memory.text or a derived context text (the fulltext index $index), then the same eligibility filters.
-// $lucene is built from the user's words with every Lucene operator escaped (kgmem/query/lucene.py).
-// params: $index (memory_text, memory_context_text or memory_window_text), $lucene (string), $fetch (int), $k (int), $tenant (string), $user (string or null),
+// $lucene is built from the user's words with every Lucene operator escaped (kgmem/query/lucene.py). With
+// $given (a small tenant's own BM25 ranking, kgmem/query/own_keywords.py: ids and scores, best first) the
+// memories are read by id instead of asking the index. Either way ordered by score, ties by id.
+// params: $index (memory_text, memory_context_text or memory_window_text), $lucene (string), $fetch (int), $k (int),
+//         $given (list of {id, score} or null), $tenant (string), $user (string or null),
 //         $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null)
 // returns: fetched (index rows read), hits (list of {id, score}, best first, at most $k) — always one row
@@ -9,6 +12,7 @@
 :param lucene => 'onboarding';
 :param fetch => 100;
 :param k => 10;
+:param given => null;
 :param tenant => 'demo';
 :param user => null;
 :param start => null;
@@ -16,8 +20,18 @@
 :param at => null;
 :param include_superseded => false;
 :param kinds => null;
-CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $fetch}) YIELD node, score
-WITH collect({m: node, score: score}) AS rows
+CALL () {
+  WITH 1 AS one WHERE $given IS NULL
+  CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $fetch}) YIELD node, score
+  RETURN node AS m, score
+  UNION ALL
+  WITH 1 AS one WHERE $given IS NOT NULL
+  UNWIND $given AS g
+  MATCH (m:Memory {tenant: $tenant, id: g.id})
+  RETURN m, g.score AS score
+}
+WITH m, score ORDER BY score DESC, m.id ASC
+WITH collect({m: m, score: score}) AS rows
 RETURN size(rows) AS fetched,
        [row IN rows WHERE
           // [[[cog from kgmem.store.rules import cog_where; cog_where('row.m', '          ') ]]]

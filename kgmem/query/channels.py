@@ -6,9 +6,9 @@
   4× more when too few survive, and falls back to an exact scan of the filtered set (``recall/vector_exact``)
   when the tenant is a small part of a large index — from the first query, once that share is known
   (:func:`use_exact`).
-* keyword — Lucene BM25 from the fulltext index over the escaped words of the question. Lucene's BM25 is
-  the channel's ranking; rank-bm25 is not used here (it serves the flat-BM25 baseline in ``kgmem bench``,
-  which scores a tenant's memories on their own).
+* keyword — Lucene BM25 from the fulltext index over the escaped words of the question; for a small tenant,
+  Okapi BM25 over the tenant's own documents (:mod:`kgmem.query.own_keywords`, rank-bm25), so that what
+  other tenants hold never changes its ranking.
 * entity — entities whose whole name occurs in the question (the one matcher, written in
   :mod:`kgmem.store.rules` and expanded into the statements) → memories mentioning them, ranked by
   how many they mention, then by cosine (an entity filter on the vector ranking).
@@ -27,6 +27,7 @@ from ..results import cosine
 from ..store import Store
 from ..store.rules import KEYWORD_INDEXES, VECTOR_INDEXES
 from ..store.runtime import RuntimeState
+from . import own_keywords
 from .filters import Filters
 from .question import Question, question_keys
 
@@ -180,8 +181,7 @@ def entity(store: Store, q: Question, filters: Filters, k: int) -> Candidates:
     """The entity channel alone (``recall/entity``: the same matcher and rule as ``recall/candidates``)."""
     row = store.read(
         "recall/entity",
-        entity_lucene=q.keys.entity_lucene,
-        question_key=q.keys.key,
+        key_ngrams=list(q.keys.ngrams),
         named_keys=list(q.keys.named),
         max_mentions=MAX_ENTITY_MENTIONS,
         vector=q.vector_list,
@@ -204,8 +204,11 @@ def index_channel(
     *,
     overfetch: int = 10,
     initial_fetch: int | None = None,
+    given: dict[str, list[dict[str, Any]]] | None = None,
 ) -> Candidates:
-    """One index channel on its own: the memory's vector (with the exact fallback) or any other index, widened."""
+    """One index channel on its own: the memory's vector (with the exact fallback) or any other index, widened;
+    a keyword channel of a small tenant reads ``given`` (:func:`kgmem.query.own_keywords.given`), worked out by
+    the caller when it runs several channels, here otherwise."""
     if name == "vector":
         return vector(store, q.vector_list, filters, k, overfetch=overfetch, initial_fetch=initial_fetch)
     if name in VECTOR_INDEXES:
@@ -222,6 +225,22 @@ def index_channel(
         return _scored(name, hits, {"tries": tries})
     if q.keys.lucene is None:
         return Candidates(name, [], [], {"lucene": None})
+    own = given if given is not None else own_keywords.given(store, filters.tenant, q.ranking_text, (name,))
+    if (
+        own is not None and name in own
+    ):  # a small tenant: its own statistics rank, the statement reads the ids and keeps the eligible
+        ranked = own[name]
+        row = store.read(
+            "recall/keyword",
+            index=KEYWORD_INDEXES[name],
+            lucene=q.keys.lucene,
+            fetch=max(1, len(ranked)),
+            k=k,
+            given=ranked,
+            **filters.params(),
+        )[0]
+        tries = [{"own": True, "ranked": len(ranked), "eligible": row.get("eligible"), "kept": len(row["hits"])}]
+        return _scored(name, row["hits"], {"lucene": q.keys.lucene, "own_statistics": True, "tries": tries})
     hits, tries = _widening(
         store,
         "recall/keyword",
@@ -230,16 +249,25 @@ def index_channel(
         initial_fetch=initial_fetch,
         index=KEYWORD_INDEXES[name],
         lucene=q.keys.lucene,
+        given=None,
         **filters.params(),
     )
     return _scored(name, hits, {"lucene": q.keys.lucene, "tries": tries})
 
 
-def one_channel(store: Store, name: str, q: Question, filters: Filters, depth: int, overfetch: int) -> Candidates:
+def one_channel(
+    store: Store,
+    name: str,
+    q: Question,
+    filters: Filters,
+    depth: int,
+    overfetch: int,
+    given: dict[str, list[dict[str, Any]]] | None = None,
+) -> Candidates:
     """Any channel by its own statement (a time window: the vector channel may scan the eligible set)."""
     if name == "entity":
         return entity(store, q, filters, depth)
-    return index_channel(store, name, q, filters, depth, overfetch=overfetch)
+    return index_channel(store, name, q, filters, depth, overfetch=overfetch, given=given)
 
 
 # ---------------------------------------------------------------------------- all channels at once
@@ -260,22 +288,24 @@ def all_channels(store: Store, q: Question, filters: Filters, depth: int, channe
     exact = use_exact(store, tenant, depth)
     if exact:  # 5.26, a tenant that is a sliver of the index: its memories are scanned; keep what the rule kept
         v_fetch = MAX_FETCH
+    # a small tenant's keyword channels rank by its own statistics (the same whatever else the database holds)
+    given = own_keywords.given(store, tenant, q.ranking_text, channels) if q.keys.lucene else None
     row = store.read(
         "recall/candidates",
         vector=q.vector_list,
         vector_fetch=v_fetch,
         vector_exact=exact,
         lucene=q.keys.lucene,
-        entity_lucene=q.keys.entity_lucene if "entity" in channels else None,
+        key_ngrams=list(q.keys.ngrams) if "entity" in channels else None,
         keyword_fetch=k_fetch,
-        question_key=q.keys.key,
         named_keys=list(q.keys.named),
         max_mentions=MAX_ENTITY_MENTIONS,
         depth=depth,
         channels=[c for c in channels if c != "entity"],
+        given=given,
         **filters.params(),
     )[0]
-    found = {name: _from_row(store, name, row, q, filters, depth, exact, v_fetch, k_fetch) for name in channels}
+    found = {name: _from_row(store, name, row, q, filters, depth, exact, v_fetch, k_fetch, given) for name in channels}
     return AllChannels(found, {d["id"]: d for d in row["details"]})
 
 
@@ -289,11 +319,15 @@ def _from_row(
     exact: bool,
     v_fetch: int,
     k_fetch: int,
+    given: dict[str, list[dict[str, Any]]] | None = None,
 ) -> Candidates:
     """One channel's candidates from the ``recall/candidates`` row (widened by its own statement if short)."""
     if name == "entity":
         return _entity_candidates(row["entity"], row["entities"])
     is_vector = name in VECTOR_INDEXES
+    if given is not None and name in given:  # every document holding a term was ranked: nothing to widen
+        tries = [{"own": True, "ranked": len(given[name]), "eligible": row[f"{name}_eligible"], "kept": len(row[name])}]
+        return _scored(name, row[name], {"tries": tries, "lucene": q.keys.lucene, "own_statistics": True})
     fetch = v_fetch if is_vector else k_fetch
     hits = row[name] if (is_vector or q.keys.lucene) else []
     if is_vector and exact:  # every eligible memory was scored: nothing to widen, no index share learnt

@@ -99,18 +99,26 @@ def _name_like(text: str) -> set[str]:
     }
 
 
+def weighted_terms(text: str, max_terms: int = 32, *, weigh_names: bool = True) -> list[tuple[str, float]]:
+    """What the keyword channels search for: the question's terms, each with its weight (name-like words at
+    :data:`NAME_WEIGHT` unless ``weigh_names`` is false). The one source for the Lucene query and for a small
+    tenant's own BM25 (:mod:`kgmem.query.own_keywords`)."""
+    ts = terms(text, max_terms)
+    names = _name_like(text) if weigh_names and len(ts) > 1 else set()
+    return [(t, NAME_WEIGHT if t in names else 1.0) for t in ts]
+
+
 def to_query(text: str, max_terms: int = 32, *, weigh_names: bool = True) -> str | None:
     """A Lucene query OR-ing the escaped terms (name-like words at :data:`NAME_WEIGHT` unless ``weigh_names``
     is false, as for looking the names themselves up in the entity index), or None when the text has no
     terms."""
-    ts = terms(text, max_terms)
-    if not ts:
+    weighted = weighted_terms(text, max_terms, weigh_names=weigh_names)
+    if not weighted:
         return None
-    names = _name_like(text) if weigh_names and len(ts) > 1 else set()
     parts = []
-    for t in ts:
+    for t, w in weighted:
         esc = escape(t)
         # a token with inner punctuation (ERR-4411) is also searched as a phrase of its analysed parts
         part = f'"{esc}"' if any(c in t for c in "-.:/@#'") else esc
-        parts.append(f"{part}^{NAME_WEIGHT}" if t in names else part)
+        parts.append(f"{part}^{w}" if w != 1.0 else part)
     return " ".join(parts)

@@ -73,12 +73,12 @@ TIME_WORDS = frozenset(
 )
 _TITLE = re.compile(r"[A-Z][a-z]")
 
-_STEMMER = snowballstemmer.stemmer("english")
-
 
 @lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
+def stem(word: str) -> str:
+    # a stemmer per word not seen before: a Snowball stemmer keeps its word in itself, so one shared by the
+    # query threads would mix words (its construction costs nothing beside the stemming)
+    return str(snowballstemmer.stemmer("english").stemWord(word))
 
 
 # a word, a number or an identifier ("zx9q", "err-5020" are one token each: a code the question names must be
@@ -96,7 +96,7 @@ def words(text: str) -> list[str]:
 @lru_cache(maxsize=16384)
 def stems(text: str) -> frozenset[str]:
     """The stems of a text's non-stopwords."""
-    return frozenset(_stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1)
+    return frozenset(stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1)
 
 
 @lru_cache(maxsize=1)
@@ -139,7 +139,7 @@ def asked(question: str) -> Asked:
             names.append(words(w)[0] if words(w) else w.lower())
     name_set = set(names)
     sal = {
-        _stem(w)
+        stem(w)
         for w in words(question)
         if w not in STOPWORDS and w not in TIME_WORDS and len(w) > 1 and w not in name_set
     }
@@ -319,7 +319,7 @@ def topic_words(question: str, limit: int = 3) -> list[str]:
     keep = set(a.salient[:limit])
     seen: dict[str, None] = {}
     for w in words(question):
-        if w not in STOPWORDS and _stem(w) in keep and w not in a.names:
+        if w not in STOPWORDS and stem(w) in keep and w not in a.names:
             seen.setdefault(w)
     return list(seen)
 
@@ -332,7 +332,7 @@ def absent_words(question: str, texts: Sequence[str]) -> list[str]:
     out: dict[str, None] = {}
     for s in missing:
         for w in words(question):
-            if w not in STOPWORDS and w not in a.names and _stem(w) == s:
+            if w not in STOPWORDS and w not in a.names and stem(w) == s:
                 out.setdefault(w)
                 break
     return list(out)
@@ -354,7 +354,7 @@ def decline(question: str, read_texts: Sequence[str]) -> dict[str, Any] | None:
         return None
     best = max((coverage(a, [t]) for t in read_texts), default=0.0)
     missing = absent_words(question, read_texts)
-    if best < TOPIC_FLOOR and a.salient[0] in {_stem(w) for w in missing}:
+    if best < TOPIC_FLOOR and a.salient[0] in {stem(w) for w in missing}:
         topic = missing[:3] or topic_words(question)
         return {"kind": "topic_absent", "topic": topic, "text": f"nothing about {' '.join(topic)} in the memories"}
     if a.names:

@@ -45,14 +45,28 @@ class Keys:
     """What the channels match a text by (pure: :func:`keys_of`)."""
 
     lucene: str | None  # the keyword channels' query (names weighed down), None without terms
-    entity_lucene: str | None  # the entity lookup's query (names at full weight)
     key: str  # the text as a padded entity key: an entity matches when ' <its key> ' occurs in it
     named: tuple[str, ...]  # keys of the name-like n-grams
+    ngrams: tuple[str, ...]  # every run of up to MAX_NGRAM words of ``key``: the entity keys it could hold
+
+
+MAX_NGRAM = 8  # words: an entity key longer than this is not looked up in a question
+
+
+def key_ngrams(key: str, longest: int = MAX_NGRAM) -> tuple[str, ...]:
+    """Every contiguous run of up to ``longest`` words of a padded entity key (each once, in order): an entity
+    whose key occurs in the question as whole words is exactly one of them, so the entity channel looks the
+    tenant's entities up by key, not through a fulltext index shared with every other tenant."""
+    words = key.split()
+    out = dict.fromkeys(
+        " ".join(words[i : i + n]) for i in range(len(words)) for n in range(1, longest + 1) if i + n <= len(words)
+    )
+    return tuple(out)
 
 
 def keys_of(text: str) -> Keys:
     key, named = question_keys(text)
-    return Keys(lucene.to_query(text), lucene.to_query(text, weigh_names=False), key, tuple(named))
+    return Keys(lucene.to_query(text), key, tuple(named), key_ngrams(key))
 
 
 @dataclass(frozen=True)

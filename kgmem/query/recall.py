@@ -30,7 +30,7 @@ from ..results import Hit, Recall, from_epoch, iso, retiring_order
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
-from . import confidence, currency, meaning
+from . import confidence, currency, meaning, own_keywords
 from .abstain import AbstainPolicy, Judgement, decide, identifier_tokens
 from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
@@ -171,7 +171,11 @@ def fetch(store: Store, q: Question, filters: Filters, opts: RecallOptions) -> G
     if filters.start is None and filters.end is None:
         both = ch.all_channels(store, q, filters, depth, opts.channels)
         return Gathered(both.found, both.details, filters)
-    runs = store.runtime.pool.map(lambda n: ch.one_channel(store, n, q, filters, depth, opts.overfetch), opts.channels)
+    # a small tenant's own keyword statistics, worked out once for the channels that run side by side
+    given = own_keywords.given(store, filters.tenant, q.ranking_text, opts.channels) if q.keys.lucene else None
+    runs = store.runtime.pool.map(
+        lambda n: ch.one_channel(store, n, q, filters, depth, opts.overfetch, given), opts.channels
+    )
     return Gathered(dict(zip(opts.channels, runs)), {}, filters)
 
 

@@ -88,19 +88,18 @@ def cog_where(m: str = "m", indent: str = "", *, tenant: bool = True, continued:
 
 
 # ---------------------------------------------------------------------------- the entity matcher
-# Entities the question names: the tenant's entities found by the entity_names fulltext index (shared by all
-# tenants: the best 200 of every tenant's entities, then the tenant's) for the question's words whose whole key occurs in the question (as words: $question_key is the question's entity
-# key padded with spaces), and that are names: seen name-like in the memories (named_mentions) or written
-# like a name in the question ($named_keys). Entities mentioned by more than $max_mentions memories are too
-# broad to say anything. Yields ``ents`` (a list of entity nodes).
+# Entities the question names: the tenant's entities whose key is one of $key_ngrams (every run of up to 8
+# words of the question's entity key, kgmem.query.question.key_ngrams: an entity whose whole key occurs in the
+# question as words is one of them), looked up by the (tenant, key) constraint — never through the entity_names
+# fulltext index, which every tenant shares (its best 200 were every tenant's, so a tenant beside a big one lost
+# matches) — and that are names: seen name-like in the memories (named_mentions) or written like a name in the
+# question ($named_keys). Entities mentioned by more than $max_mentions memories are too broad to say anything.
+# A null $key_ngrams skips the channel. Yields ``ents`` (a list of entity nodes).
 ENTITY_MATCH = """\
 CALL () {
-  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($entity_lucene, 'kgmem-no-keyword-query'),
-                                             {limit: 200})
-  YIELD node AS e
-  WITH e WHERE e IS NOT NULL AND $entity_lucene IS NOT NULL AND e.tenant = $tenant
-    AND $question_key CONTAINS (' ' + e.key + ' ')
-    AND (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
+  UNWIND coalesce($key_ngrams, []) AS wanted
+  MATCH (e:Entity {tenant: $tenant, key: wanted})
+  WHERE (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
     AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions
   RETURN collect(DISTINCT e) AS ents
 }"""
@@ -179,14 +178,28 @@ CALL () {{
     + _ELIGIBLE_TAIL
 )
 
+# A keyword channel: Lucene's BM25 over the fulltext index, or — $given not null — the ranking a small tenant's
+# own statistics gave (kgmem.query.own_keywords: ids and scores, best first), the memories read by id; either
+# way ordered by score, ties by id, then the rule.
 _KEYWORD_BLOCK = (
     """\
 CALL () {{
   {guard}
-  OPTIONAL CALL db.index.fulltext.queryNodes('{index}', coalesce($lucene, 'kgmem-no-keyword-query'),
-                                             {{limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END}})
-  YIELD node, score
-  WITH [r IN collect({{m: node, score: score}}) WHERE $lucene IS NOT NULL AND r.m IS NOT NULL] AS rows
+  CALL () {{
+    WITH 1 AS one WHERE $given IS NULL
+    OPTIONAL CALL db.index.fulltext.queryNodes('{index}', coalesce($lucene, 'kgmem-no-keyword-query'),
+                                               {{limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END}})
+    YIELD node, score
+    WITH node, score WHERE $lucene IS NOT NULL AND node IS NOT NULL
+    RETURN node AS m, score
+    UNION ALL
+    WITH 1 AS one WHERE $given IS NOT NULL
+    UNWIND coalesce($given['{name}'], []) AS g
+    MATCH (m:Memory {{tenant: $tenant, id: g.id}})
+    RETURN m, g.score AS score
+  }}
+  WITH m, score ORDER BY score DESC, m.id ASC
+  WITH collect({{m: m, score: score}}) AS rows
 """
     + _ELIGIBLE_TAIL
 )

@@ -12,6 +12,8 @@ What is kept (the policy that reads it lives in :mod:`kgmem.query.channels`):
   (database, tenant, channel); the next first fetch asks for enough that one round trip usually suffices;
 - ``exact_runs``: how many queries of a tenant were answered by the exact scan instead of the index (5.26),
   so that every so often the index is asked again;
+- ``corpora``: a small tenant's own keyword statistics at a version (:mod:`kgmem.query.own_keywords`), and
+  ``big``: how many queries ago a tenant was found too big for them (counted again every so often);
 - ``pool``: the threads that run a recall's channels side by side when they cannot share one statement.
 """
 
@@ -26,6 +28,7 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 MAX_ENTRIES = 4096  # per map: tenants × channels a long-lived process keeps statistics for
+MAX_CORPORA = 64  # small tenants whose keyword statistics a process keeps (each up to a few MB)
 POOL_WORKERS = 4
 
 
@@ -62,6 +65,10 @@ class Bounded(Generic[K, V]):
             for key in [k for k in self._data if isinstance(k, tuple) and len(k) > 1 and k[1] == match]:
                 del self._data[key]
 
+    def drop_key(self, key: K) -> None:
+        with self._lock:
+            self._data.pop(key, None)
+
     def __len__(self) -> int:
         return len(self._data)
 
@@ -73,6 +80,8 @@ class RuntimeState:
         self.database = database
         self.shares: Bounded[tuple[str | None, str, str], float] = Bounded(limit)
         self.exact: Bounded[tuple[str | None, str], int] = Bounded(limit)
+        self.corpora: Bounded[tuple[str | None, str], object] = Bounded(min(limit, MAX_CORPORA))
+        self.big: Bounded[tuple[str | None, str], int] = Bounded(limit)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
@@ -97,10 +106,33 @@ class RuntimeState:
         self.exact.put(key, n)
         return n
 
+    # ------------------------------------------------------------------ small tenants' keyword statistics
+
+    def corpus(self, tenant: str) -> object | None:
+        """The keyword statistics kept for ``tenant`` (a :class:`kgmem.query.own_keywords.Corpus`), if any."""
+        return self.corpora.get((self.database, tenant))
+
+    def keep_corpus(self, tenant: str, corpus: object) -> None:
+        self.corpora.put((self.database, tenant), corpus)
+
+    def big_tenant(self, tenant: str) -> int | None:
+        """How many queries ago ``tenant`` was last counted and found too big (None: not known to be big)."""
+        return self.big.get((self.database, tenant))
+
+    def note_big_tenant(self, tenant: str) -> None:
+        key = (self.database, tenant)
+        self.big.put(key, (self.big.get(key) or 0) + 1)
+        self.corpora.drop_key(key)
+
+    def forget_big_tenant(self, tenant: str) -> None:
+        self.big.drop_key((self.database, tenant))
+
     def reset(self, tenant: str | None = None) -> None:
         """Forget what was learnt about ``tenant`` (or about every tenant)."""
         self.shares.drop(tenant)
         self.exact.drop(tenant)
+        self.corpora.drop(tenant)
+        self.big.drop(tenant)
 
     # ------------------------------------------------------------------ worker threads
 

@@ -6,30 +6,31 @@
 //   vector, context_vector, wide_vector — $vector_fetch nearest from the HNSW index over the memory's own
 //             vector / its derived stream context (kgmem/derived/context.py), kept when eligible, best $depth;
 //   keyword, context_keyword, window_keyword — $keyword_fetch best from the fulltext index over the memory's
-//             text / its stream context for $lucene (escaped user words; null = skip);
+//             text / its stream context for $lucene (escaped user words; null = skip), or — $given not
+//             null — the ranking a small tenant's own BM25 gave ($given.<channel>: ids and scores, best first);
 //   entity  — entities named in the question (the entity matcher) → memories mentioning them, by entities
 //             matched, then cosine.
 // Only the index channels named in $channels run (the others return 0 fetched and an empty list); the
-// caller skips the entity channel with a null $entity_lucene.
+// caller skips the entity channel with a null $key_ngrams.
 // The eligibility rule, the channel blocks, the entity matcher and the hit map are expanded from
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
 // params: $vector (list of 384 floats), $vector_fetch (int),
 //         $vector_exact (bool; not read on 2026.x, whose index filters by tenant), $lucene (string or null), $keyword_fetch (int),
-//         $entity_lucene (string or null: the question's words, names at full weight, for the entity lookup),
-//         $question_key (string), $named_keys (list of strings), $max_mentions (int), $depth (int),
+//         $key_ngrams (list of strings or null: every run of up to 8 words of the question's entity key),
+//         $named_keys (list of strings), $max_mentions (int), $depth (int),
 //         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
 //         $at (datetime or null), $include_superseded (bool), $kinds (list of strings or null),
-//         $channels (list of channel names: the index channels to run)
+//         $channels (list of channel names: the index channels to run),
+//         $given (map of keyword channel → list of {id, score}, or null: Lucene ranks)
 // returns: <channel>_fetched, <channel>_eligible, <channel> (list of {id, score}) for each index channel,
 //          entities (list of {key, name}), entity (list of {id, score}), details (list of hit maps)
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param vector_fetch => 100;
 :param vector_exact => false;
 :param lucene => 'ravi onboarding';
-:param entity_lucene => 'ravi onboarding';
+:param key_ngrams => ['what', 'what did', 'did', 'did ravi', 'ravi', 'ravi say', 'say', 'say about', 'about', 'about onboarding', 'onboarding'];
 :param keyword_fetch => 100;
-:param question_key => ' what did ravi say about onboarding ';
 :param named_keys => ['ravi'];
 :param max_mentions => 300;
 :param depth => 50;
@@ -41,6 +42,7 @@
 :param include_superseded => false;
 :param kinds => null;
 :param channels => ['vector', 'keyword', 'context_vector', 'wide_vector', 'context_keyword', 'window_keyword'];
+:param given => null;
 CYPHER 25
 // [[[cog from kgmem.store.rules import cog_channels; cog_channels("vector", "keyword", "context_vector", "wide_vector", "context_keyword", "window_keyword", generation="v2026") ]]]
 CALL () {
@@ -65,10 +67,21 @@ CALL () {
 }
 CALL () {
   WITH 1 AS one WHERE 'keyword' IN $channels
-  OPTIONAL CALL db.index.fulltext.queryNodes('memory_text', coalesce($lucene, 'kgmem-no-keyword-query'),
-                                             {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
-  YIELD node, score
-  WITH [r IN collect({m: node, score: score}) WHERE $lucene IS NOT NULL AND r.m IS NOT NULL] AS rows
+  CALL () {
+    WITH 1 AS one WHERE $given IS NULL
+    OPTIONAL CALL db.index.fulltext.queryNodes('memory_text', coalesce($lucene, 'kgmem-no-keyword-query'),
+                                               {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
+    YIELD node, score
+    WITH node, score WHERE $lucene IS NOT NULL AND node IS NOT NULL
+    RETURN node AS m, score
+    UNION ALL
+    WITH 1 AS one WHERE $given IS NOT NULL
+    UNWIND coalesce($given['keyword'], []) AS g
+    MATCH (m:Memory {tenant: $tenant, id: g.id})
+    RETURN m, g.score AS score
+  }
+  WITH m, score ORDER BY score DESC, m.id ASC
+  WITH collect({m: m, score: score}) AS rows
   WITH size(rows) AS fetched,
        [row IN rows WHERE
           row.m.tenant = $tenant
@@ -125,10 +138,21 @@ CALL () {
 }
 CALL () {
   WITH 1 AS one WHERE 'context_keyword' IN $channels
-  OPTIONAL CALL db.index.fulltext.queryNodes('memory_context_text', coalesce($lucene, 'kgmem-no-keyword-query'),
-                                             {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
-  YIELD node, score
-  WITH [r IN collect({m: node, score: score}) WHERE $lucene IS NOT NULL AND r.m IS NOT NULL] AS rows
+  CALL () {
+    WITH 1 AS one WHERE $given IS NULL
+    OPTIONAL CALL db.index.fulltext.queryNodes('memory_context_text', coalesce($lucene, 'kgmem-no-keyword-query'),
+                                               {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
+    YIELD node, score
+    WITH node, score WHERE $lucene IS NOT NULL AND node IS NOT NULL
+    RETURN node AS m, score
+    UNION ALL
+    WITH 1 AS one WHERE $given IS NOT NULL
+    UNWIND coalesce($given['context_keyword'], []) AS g
+    MATCH (m:Memory {tenant: $tenant, id: g.id})
+    RETURN m, g.score AS score
+  }
+  WITH m, score ORDER BY score DESC, m.id ASC
+  WITH collect({m: m, score: score}) AS rows
   WITH size(rows) AS fetched,
        [row IN rows WHERE
           row.m.tenant = $tenant
@@ -145,10 +169,21 @@ CALL () {
 }
 CALL () {
   WITH 1 AS one WHERE 'window_keyword' IN $channels
-  OPTIONAL CALL db.index.fulltext.queryNodes('memory_window_text', coalesce($lucene, 'kgmem-no-keyword-query'),
-                                             {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
-  YIELD node, score
-  WITH [r IN collect({m: node, score: score}) WHERE $lucene IS NOT NULL AND r.m IS NOT NULL] AS rows
+  CALL () {
+    WITH 1 AS one WHERE $given IS NULL
+    OPTIONAL CALL db.index.fulltext.queryNodes('memory_window_text', coalesce($lucene, 'kgmem-no-keyword-query'),
+                                               {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
+    YIELD node, score
+    WITH node, score WHERE $lucene IS NOT NULL AND node IS NOT NULL
+    RETURN node AS m, score
+    UNION ALL
+    WITH 1 AS one WHERE $given IS NOT NULL
+    UNWIND coalesce($given['window_keyword'], []) AS g
+    MATCH (m:Memory {tenant: $tenant, id: g.id})
+    RETURN m, g.score AS score
+  }
+  WITH m, score ORDER BY score DESC, m.id ASC
+  WITH collect({m: m, score: score}) AS rows
   WITH size(rows) AS fetched,
        [row IN rows WHERE
           row.m.tenant = $tenant
@@ -166,12 +201,9 @@ CALL () {
 // [[[end]]]
 // [[[cog from kgmem.store.rules import cog_entity_channel; cog_entity_channel() ]]]
 CALL () {
-  OPTIONAL CALL db.index.fulltext.queryNodes('entity_names', coalesce($entity_lucene, 'kgmem-no-keyword-query'),
-                                             {limit: 200})
-  YIELD node AS e
-  WITH e WHERE e IS NOT NULL AND $entity_lucene IS NOT NULL AND e.tenant = $tenant
-    AND $question_key CONTAINS (' ' + e.key + ' ')
-    AND (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
+  UNWIND coalesce($key_ngrams, []) AS wanted
+  MATCH (e:Entity {tenant: $tenant, key: wanted})
+  WHERE (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
     AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions
   RETURN collect(DISTINCT e) AS ents
 }

@@ -1,0 +1,152 @@
+"""The keyword channels of a small tenant, ranked by the tenant's own statistics.
+
+Lucene's fulltext indexes are shared by every tenant, and BM25 reads its term statistics (how many documents
+hold a term, how long documents are) index-wide: another tenant's documents change this tenant's scores, and
+the eligibility rule that keeps the tenant's own only runs after the index has ranked. A tenant's ranking then
+depends on data it cannot see (a side channel on it, too).
+
+So a tenant of at most :data:`SMALL_TENANT` memories ranks its keyword channels itself: its texts (the memory's
+text and the two derived stream contexts, ``recall/tenant_texts``) are analysed like Lucene's English analyser
+does (lower case, Lucene's English stopwords, the Snowball English stemmer) and scored with Okapi BM25 from
+``rank-bm25`` with Lucene's idf and defaults (k1 = 1.2, b = 0.75) over the tenant's documents only; the ranked ids go to the
+candidates statement (``$given``), which reads them by id and applies the eligibility rule as for Lucene's rows.
+The question's terms and their weights are the keyword channels' own (:func:`kgmem.query.lucene.weighted_terms`).
+A tenant's top 10 is then the same whatever else the database holds.
+
+The statistics are built once per tenant and version (``recall/tenant_version``: how many memories, when the
+last was recorded) and kept by the store (``store.runtime``); a write to the tenant changes the version and the
+next recall rebuilds them. A bigger tenant keeps Lucene (each of its queries re-checks its size every
+:data:`RECHECK` queries).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+from ..store import Store
+from ..store.rules import KEYWORD_INDEXES
+from . import lucene
+from .meaning import stem, words
+
+SMALL_TENANT = 2000  # memories: up to this many, a tenant's keyword channels rank by its own statistics
+RECHECK = 32  # a tenant known to be bigger is counted again every RECHECK queries (it may have shrunk)
+K1, B = 1.2, 0.75  # Lucene's BM25 defaults
+# Lucene's English analyser's stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET)
+ANALYZER_STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
+    "this to was will with".split()
+)
+TEXT_FIELDS = (("keyword", "text"), ("context_keyword", "context_text"), ("window_keyword", "window_text"))
+
+
+class LuceneBM25(BM25Okapi):  # type: ignore[misc]  # rank-bm25 ships no type hints
+    """rank-bm25's Okapi BM25 with Lucene's idf, ln(1 + (N − n + 0.5) / (n + 0.5)): never zero or negative, so a
+    word in half of a small tenant's memories still counts (Okapi's own idf is 0 there)."""
+
+    def _calc_idf(self, nd: dict[str, int]) -> None:
+        for word, freq in nd.items():
+            self.idf[word] = math.log(1.0 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
+        self.average_idf = sum(self.idf.values()) / len(self.idf) if self.idf else 0.0
+
+
+def analyse(text: str | None) -> list[str]:
+    """The terms of a text as the keyword channels match them: lower-cased words (a code like ``err-4411`` in
+    its parts, as Lucene's tokenizer splits it), Lucene's English stopwords dropped, Snowball-stemmed."""
+    if not text:
+        return []
+    return [stem(p) for w in words(text) for p in w.replace("'", "-").split("-") if p and p not in ANALYZER_STOPWORDS]
+
+
+@dataclass
+class Field:
+    """One keyword channel's documents: BM25 statistics and, per term, the documents holding it."""
+
+    bm25: LuceneBM25 | None
+    postings: dict[str, list[int]]
+
+
+@dataclass
+class Corpus:
+    """A small tenant's keyword statistics at one version."""
+
+    version: tuple[int, Any]
+    ids: list[str]
+    fields: dict[str, Field]
+
+    @classmethod
+    def build(cls, version: tuple[int, Any], rows: Sequence[dict[str, Any]]) -> Corpus:
+        ids = [r["id"] for r in rows]
+        fields = {}
+        for channel, prop in TEXT_FIELDS:
+            docs = [analyse(r.get(prop) or r.get("text")) for r in rows]
+            postings: dict[str, list[int]] = {}
+            for i, doc in enumerate(docs):
+                for term in set(doc):
+                    postings.setdefault(term, []).append(i)
+            # an empty tenant has no statistics; rank-bm25 divides by the number of documents
+            bm25 = LuceneBM25([d or [""] for d in docs], k1=K1, b=B) if docs else None
+            fields[channel] = Field(bm25, postings)
+        return cls(version, ids, fields)
+
+    def rank(self, channel: str, weighted: Sequence[tuple[str, float]]) -> list[dict[str, Any]]:
+        """Every document holding a term of the question, best first (score, then id): ``{id, score}``."""
+        field = self.fields[channel]
+        if field.bm25 is None:
+            return []
+        terms: dict[str, float] = {}
+        for raw, weight in weighted:
+            for term in analyse(raw):
+                terms[term] = max(terms.get(term, 0.0), weight)
+        docs = sorted({i for t in terms for i in field.postings.get(t, ())})
+        if not docs:
+            return []
+        scores = np.zeros(len(docs))
+        for term, weight in terms.items():
+            if term in field.postings:
+                scores += weight * np.asarray(field.bm25.get_batch_scores([term], docs))
+        order = sorted(range(len(docs)), key=lambda j: (-scores[j], self.ids[docs[j]]))
+        return [{"id": self.ids[docs[j]], "score": float(scores[j])} for j in order if scores[j] > 0]
+
+
+def version(store: Store, tenant: str) -> tuple[int, Any]:
+    row = store.read("recall/tenant_version", tenant=tenant, limit=SMALL_TENANT)[0]
+    return int(row["memories"]), row["last"]
+
+
+def corpus(store: Store, tenant: str) -> Corpus | None:
+    """The tenant's keyword statistics when it is small (built or taken from ``store.runtime``), else None."""
+    state = store.runtime
+    big = state.big_tenant(tenant)
+    if big is not None and big % RECHECK != 0:
+        state.note_big_tenant(tenant)
+        return None
+    current = version(store, tenant)
+    if current[0] > SMALL_TENANT:
+        state.note_big_tenant(tenant)
+        return None
+    state.forget_big_tenant(tenant)
+    kept = state.corpus(tenant)
+    if isinstance(kept, Corpus) and kept.version == current:
+        return kept
+    rows = store.read("recall/tenant_texts", tenant=tenant, limit=SMALL_TENANT)
+    built = Corpus.build(current, rows)
+    state.keep_corpus(tenant, built)
+    return built
+
+
+def given(store: Store, tenant: str, question: str, channels: Sequence[str]) -> dict[str, list[dict[str, Any]]] | None:
+    """The keyword channels' rankings by the tenant's own statistics (``$given`` of the candidates statement), or
+    None for a bigger tenant (Lucene ranks)."""
+    wanted = [c for c in channels if c in KEYWORD_INDEXES]
+    if not wanted:
+        return None
+    c = corpus(store, tenant)
+    if c is None:
+        return None
+    weighted = lucene.weighted_terms(question)
+    return {name: c.rank(name, weighted) for name in wanted}

@@ -1,0 +1,58 @@
+"""A small tenant's keyword channels ranked by its own statistics (kgmem.query.own_keywords): pure parts."""
+
+from __future__ import annotations
+
+from kgmem.query import lucene
+from kgmem.query.own_keywords import Corpus, analyse
+
+ROWS = [
+    {"id": "a", "text": "Caroline: I made a blue bowl in pottery class", "context_text": None, "window_text": None},
+    {"id": "b", "text": "Melanie: pottery sounds fun, Caroline!", "context_text": "x", "window_text": "y"},
+    {"id": "c", "text": "Melanie: we adopted a puppy called Biscuit", "context_text": None, "window_text": None},
+    {"id": "d", "text": "error ERR-4411 on the checkout page", "context_text": None, "window_text": None},
+]
+
+
+def test_analyse_like_lucenes_english_analyser():
+    assert analyse("Caroline's ERR-4411 errors in the Pottery-classes") == [
+        "carolin",
+        "err",
+        "4411",
+        "error",
+        "potteri",
+        "class",
+    ]
+    assert analyse(None) == [] and analyse("the and of") == []
+
+
+def test_rank_scores_only_documents_holding_a_term_best_first_ties_by_id():
+    c = Corpus.build((4, None), ROWS)
+    ranked = c.rank("keyword", lucene.weighted_terms("What did Caroline make in pottery class?"))
+    assert [r["id"] for r in ranked] == ["a", "b"]  # c and d hold no term of the question
+    assert ranked[0]["score"] > ranked[1]["score"] > 0
+    assert [r["id"] for r in c.rank("keyword", [("puppy", 1.0)])] == ["c"]
+    assert c.rank("keyword", [("zebra", 1.0)]) == []
+    tie = Corpus.build((2, None), [{"id": "z", "text": "kiln"}, {"id": "y", "text": "kiln"}])
+    assert [r["id"] for r in tie.rank("keyword", [("kiln", 1.0)])] == ["y", "z"]
+
+
+def test_a_name_weighs_less_than_a_topic_word_as_in_the_lucene_query():
+    c = Corpus.build((4, None), ROWS)
+    weighted = lucene.weighted_terms("What did Melanie say about pottery?")
+    assert ("Melanie", lucene.NAME_WEIGHT) in weighted
+    assert [r["id"] for r in c.rank("keyword", weighted)][0] == "b"  # pottery and Melanie beat Melanie alone
+
+
+def test_context_channels_read_their_own_text_or_the_memorys():
+    c = Corpus.build((4, None), ROWS)
+    assert [r["id"] for r in c.rank("context_keyword", [("pottery", 1.0)])] == ["a"]  # b's context is "x"
+    assert [r["id"] for r in c.rank("window_keyword", [("y", 1.0)])] == ["b"]
+    assert Corpus.build((0, None), []).rank("keyword", [("pottery", 1.0)]) == []
+
+
+def test_the_ranking_reads_the_tenants_documents_only():
+    """The same documents rank the same whatever other corpora exist: statistics are per corpus."""
+    mine = Corpus.build((4, None), ROWS)
+    before = mine.rank("keyword", lucene.weighted_terms("pottery class with Caroline"))
+    Corpus.build((1000, None), [{"id": f"o{i}", "text": "pottery pottery class"} for i in range(1000)])
+    assert mine.rank("keyword", lucene.weighted_terms("pottery class with Caroline")) == before
