@@ -58,8 +58,10 @@ def _install_capture() -> None:
                     i: {
                         "text": d.get("text"),
                         "mentions": d.get("mentions") or [],
+                        "names": d.get("names") or [],
                         "stream": d.get("stream"),
                         "similarity": d.get("similarity"),
+                        "topic_similarity": d.get("topic_similarity"),
                         "context_similarity": d.get("context_similarity"),
                     }
                     for i, d in got.details.items()

@@ -45,17 +45,16 @@ SNAPSHOTS = Path(os.environ.get("KGMEM_SNAPSHOTS", os.path.expanduser("~/.cache/
 # model: AUC 0.79 and calibration error 0.28 with WikiWhy, 0.82 and 0.05 without; docs/benchmarks.md)
 SOURCES = ("fixtures", "updates", "chats")
 # the features the shipped model reads: chosen on LoCoMo's development half (feature AUCs and leave-one-
-# conversation-out fits, docs/benchmarks.md); the others are computed but left out, with the figure there
+# conversation-out fits, docs/benchmarks.md), then those whose fitted coefficient came out with the sign opposite
+# to what they mean (collinear with the others: keyword, coverage, coverage_top3, topic_named) left out, so that
+# "nothing matches" never raises the confidence; the others are computed and reported, not read
 MODEL_FEATURES = (
     "cosine",
     "gap",
-    "keyword",
     "entity_margin",
-    "coverage",
-    "coverage_top3",
     "topic_any",
     "topic_seen",
-    "topic_named",
+    "topic_similarity",
     "topic_other",
     "attribution_margin",
     "pool_margin",
@@ -71,21 +70,28 @@ def snapshot_features(snap: dict[str, Any]) -> dict[str, float]:
     change to kgmem.query.meaning refits without querying again), over the same candidates recall reads."""
     from kgmem.query import meaning
     from kgmem.query.confidence import RANK_FEATURES
+    from kgmem.results import cosine
 
     hits = snap.get("hits") or []
     det = snap.get("details") or {}
     plain = snap.get("plain") or {}
-    ids = sorted((i for i in plain if i in det), key=lambda i: -plain[i])[:READ_POOL]
-    read = [det[i]["text"] for i in ids if det[i].get("text")]
+    ids = [i for i in sorted((i for i in plain if i in det), key=lambda i: -plain[i]) if det[i].get("text")]
+    ids = ids[:READ_POOL]
+
+    def names(d: dict[str, Any]) -> list[str]:
+        return list(dict.fromkeys([*(d.get("mentions") or []), *(d.get("names") or [])]))
+
     old = (snap.get("old") or {}).get("features") or {}
     out = {k: float(old.get(k, 0.0)) for k in RANK_FEATURES}
     out.update(
         meaning.features(
             snap["question"],
             [h["text"] for h in hits],
-            [h.get("mentions") or [] for h in hits],
-            read,
+            [names(det.get(h["id"]) or h) for h in hits],
+            [det[i]["text"] for i in ids],
             bool(hits and hits[0].get("retired") and old.get("retired", 1.0)),
+            [names(det[i]) for i in ids],
+            [cosine(det[i].get("topic_similarity")) for i in ids],
         )
     )
     return out

@@ -32,6 +32,30 @@ K = 10
 CONTEXT_CHANNELS = ("context_vector", "wide_vector", "context_keyword", "window_keyword")  # the derived ones
 LATENCY_QUERIES = 200
 LATENCY_QUERIES_QUICK = 60
+SMALL_TENANT = 1_000  # the small tenant measured alone and beside each big one
+SMALL_QUESTIONS = 50
+PROFILE_QUERIES = 30  # recalls with explain, for the per-step profile
+
+
+def _small_recall(mg, queries: list[str]) -> tuple[float, float, list[list[str]]]:
+    """p50 and p95 (ms) of the small tenant's recall over ``queries``, and its top 10 for each."""
+    lat, tops = [], []
+    for q in queries:
+        t0 = time.perf_counter()
+        res = mg.recall(q, k=K, time_filters=False)
+        lat.append(time.perf_counter() - t0)
+        tops.append([h.id for h in res.hits])
+    p50, p95 = _pcts(lat)
+    return p50, p95, tops
+
+
+def _profile(mg, queries: list[str]) -> dict[str, float]:
+    """Median of each step of recall (``explain``'s ``timings_ms``) over ``queries``."""
+    steps: dict[str, list[float]] = {}
+    for q in queries:
+        for step, ms in mg.recall(q, k=K, time_filters=False, explain=True).explain["timings_ms"].items():
+            steps.setdefault(step, []).append(ms)
+    return {step: float(np.median(v)) for step, v in steps.items()}
 
 
 def _pcts(samples: list[float]) -> tuple[float, float]:
@@ -153,6 +177,18 @@ def _run(ctx: BenchContext) -> dict:
     plot = {"recall": [], "recall_floor": [], "why": [], "why_floor": [], "as_of": [], "ping": []}
     n_queries = LATENCY_QUERIES_QUICK if ctx.quick else LATENCY_QUERIES
     warmup = 5 if ctx.quick else 40
+    # a small tenant, measured now (before this run's big tenants) and again beside each of them: its latency
+    # and whether its top 10 stays the same (deleted at the end, or at exit if the run stops first)
+    small_tenant = ctx.new_tenant()
+    ctx.tenants.append(small_tenant)
+    with ctx.memory_graph() as probe:
+        small = probe.for_tenant(small_tenant)
+    small_corpus = generate(SMALL_TENANT, seed=ctx.seed + 11)
+    small.ingest(small_corpus.records, infer_causes=False)
+    small_queries = [small_corpus.queries[i % len(small_corpus.queries)] + f" #{i}" for i in range(SMALL_QUESTIONS)]
+    _small_recall(small, small_queries[:10])  # warm up
+    alone50, alone95, alone_tops = _small_recall(small, small_queries)
+    figures["small_tenant_alone"] = {"n": SMALL_TENANT, "recall_ms": [alone50, alone95]}
     for n in _sizes(ctx):
         corpus = generate(n, seed=ctx.seed)
         texts = [r["text"] for r in corpus.records]
@@ -275,6 +311,9 @@ def _run(ctx: BenchContext) -> dict:
                 t0 = time.perf_counter()
                 mg.store.read("admin/ping")
                 ping_t.append(time.perf_counter() - t0)
+            profile = _profile(mg, queries[:PROFILE_QUERIES])
+            beside50, beside95, beside_tops = _small_recall(small, small_queries)
+            same = sum(a == b for a, b in zip(alone_tops, beside_tops))
             (r50, r95), (f50, f95) = _pcts(rec), _pcts(flo)
             ctx50 = sum(per_channel[c][0] for c in CONTEXT_CHANNELS)
             (w50, w95), (wf50, wf95) = _pcts(why_t), _pcts(why_floor)
@@ -296,6 +335,25 @@ def _run(ctx: BenchContext) -> dict:
                     "—",
                     f"{ctx50 / r50:.0%} of recall p50",
                     "(cost of the context channels)",
+                ],
+                [
+                    f"{n:,}",
+                    "recall's steps, median of "
+                    + str(PROFILE_QUERIES)
+                    + " (ms): "
+                    + ", ".join(f"{k.removesuffix('_ms')} {v:.1f}" for k, v in profile.items() if k != "total_ms"),
+                    f"total {profile.get('total_ms', float('nan')):.1f}",
+                    "—",
+                    "—",
+                    "(where recall's time goes; own_keywords is part of channels)",
+                ],
+                [
+                    f"{SMALL_TENANT:,} beside {n:,}",
+                    "recall of a small tenant beside this one",
+                    f"{beside50:.1f} / {beside95:.1f}",
+                    f"{alone50:.1f} / {alone95:.1f} (the same tenant before)",
+                    f"{beside50 / alone50:.2f}× / {beside95 / alone95:.2f}×; top 10 identical {same}/{len(small_queries)}",
+                    "≤ 1.2×; identical",
                 ],
                 [
                     f"{n:,}",
@@ -326,6 +384,14 @@ def _run(ctx: BenchContext) -> dict:
                 "ping_ms": [p50, p95],
                 "why_answered": why_answered / len(symptoms),
                 "queries": n_queries,
+                "recall_steps_median_ms": profile,
+                "small_tenant_beside": {
+                    "n": SMALL_TENANT,
+                    "recall_ms": [beside50, beside95],
+                    "alone_ms": [alone50, alone95],
+                    "top10_identical": same,
+                    "questions": len(small_queries),
+                },
             }
             counts = mg.store.read("admin/count_tenant", tenant=mg.tenant)[0]
             figures[f"graph_{n}"] = counts
@@ -375,6 +441,7 @@ def _run(ctx: BenchContext) -> dict:
         ]
     )
     figures["ingest_one_core"] = {"n": n1, "st_encode_s": t_st1, "embed_s": t_embed1, "ingest_s": t_ingest1}
+    ctx.delete_tenant(small_tenant)
     figures["reindex_s"] = figures_reindex_s
     figures["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {

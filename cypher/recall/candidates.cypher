@@ -13,7 +13,7 @@
 // The eligibility rule, the channel blocks, the entity matcher and the hit map are expanded from
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
-// params: $vector (list of 384 floats), $vector_fetch (int),
+// params: $vector (list of 384 floats), $topic_vector (list of 384 floats or null: the question without its names), $vector_fetch (int),
 //         $vector_exact (bool: scan the tenant's memories instead of the vector indexes), $lucene (string or null), $keyword_fetch (int),
 //         $key_ngrams (list of strings or null: every run of up to 8 words of the question's entity key),
 //         $named_keys (list of strings), $max_mentions (int), $depth (int),
@@ -24,6 +24,7 @@
 // returns: <channel>_fetched, <channel>_eligible, <channel> (list of {id, score}) for each index channel,
 //          entities (list of {key, name}), entity (list of {id, score}), details (list of hit maps)
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
+:param topic_vector => null;
 :param vector_fetch => 100;
 :param vector_exact => false;
 :param lucene => 'ravi onboarding';
@@ -260,9 +261,12 @@ CALL (vector, keyword, context_vector, wide_vector, context_keyword, window_keyw
    valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,
    stream: m.stream, user: m.user, causes: COUNT { (m)-[:CAUSED_BY]->(:Memory) },
    mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN ent_keys | e.key],
+   names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],
    similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,
    context_similarity: CASE WHEN m.context_embedding IS NULL THEN null
                        ELSE vector.similarity.cosine(m.context_embedding, $vector) END,
+   topic_similarity: CASE WHEN m.embedding IS NULL THEN null
+                     ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END,
    superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE s.tenant = $tenant AND s.merged_into IS NULL AND ($user IS NULL OR s.user = $user) AND ($kinds IS NULL OR s.kind IN $kinds) AND ($start IS NULL OR s.at >= $start) AND ($end IS NULL OR s.at < $end) AND (($at IS NULL AND ($include_superseded OR s.valid_to IS NULL)) OR ($at IS NOT NULL AND s.at <= $at AND ($include_superseded OR s.valid_to IS NULL OR s.valid_to > $at)))
                    | {id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),
                       cue: sr.cue, by: sr.by}]}) AS details

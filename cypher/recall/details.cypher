@@ -1,7 +1,7 @@
 // name: recall/details
 // What a hit shows, for fused ids that the candidates statement did not describe, in the tenant only: the
 // hit map of kgmem/store/rules.py (the same as recall/candidates' details).
-// params: $tenant (string), $ids (list of strings), $vector (list of 384 floats), $entity_keys (list of strings),
+// params: $tenant (string), $ids (list of strings), $vector (list of 384 floats), $topic_vector (list of 384 floats or null: the question without its names), $entity_keys (list of strings),
 //         $user (string or null), $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null) — the eligibility rule's, for superseded_by
 // returns: hit (map: id, text, at_ts, kind, origin, subject, predicate, object, polarity, valid_to_ts, stream,
@@ -10,6 +10,7 @@
 :param tenant => 'demo';
 :param ids => ['img-root'];
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
+:param topic_vector => null;
 :param entity_keys => [];
 :param user => null;
 :param start => null;
@@ -26,9 +27,12 @@ RETURN
  valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,
  stream: m.stream, user: m.user, causes: COUNT { (m)-[:CAUSED_BY]->(:Memory) },
  mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN $entity_keys | e.key],
+ names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],
  similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,
  context_similarity: CASE WHEN m.context_embedding IS NULL THEN null
                      ELSE vector.similarity.cosine(m.context_embedding, $vector) END,
+ topic_similarity: CASE WHEN m.embedding IS NULL THEN null
+                   ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END,
  superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE s.tenant = $tenant AND s.merged_into IS NULL AND ($user IS NULL OR s.user = $user) AND ($kinds IS NULL OR s.kind IN $kinds) AND ($start IS NULL OR s.at >= $start) AND ($end IS NULL OR s.at < $end) AND (($at IS NULL AND ($include_superseded OR s.valid_to IS NULL)) OR ($at IS NOT NULL AND s.at <= $at AND ($include_superseded OR s.valid_to IS NULL OR s.valid_to > $at)))
                  | {id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),
                     cue: sr.cue, by: sr.by}]} AS hit

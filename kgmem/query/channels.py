@@ -279,20 +279,27 @@ class AllChannels:
     details: dict[str, dict[str, Any]]
 
 
-def all_channels(store: Store, q: Question, filters: Filters, depth: int, channels: tuple[str, ...]) -> AllChannels:
+def all_channels(
+    store: Store,
+    q: Question,
+    filters: Filters,
+    depth: int,
+    channels: tuple[str, ...],
+    given: dict[str, list[dict[str, Any]]] | None = None,
+) -> AllChannels:
     """The named ``channels`` and the hits' details in one round trip (``recall/candidates``, which runs only the
     index channels it is given, and the entity channel only when named); an index channel whose survivors fall
-    short while its index had more to give is widened with its own statement."""
+    short while its index had more to give is widened with its own statement. ``given``: a small tenant's
+    keyword rankings by its own statistics (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks)."""
     tenant, state = filters.tenant, store.runtime
     v_fetch, k_fetch = first_fetch(state, tenant, "vector", depth), first_fetch(state, tenant, "keyword", depth)
     exact = use_exact(store, tenant, depth)
     if exact:  # 5.26, a tenant that is a sliver of the index: its memories are scanned; keep what the rule kept
         v_fetch = MAX_FETCH
-    # a small tenant's keyword channels rank by its own statistics (the same whatever else the database holds)
-    given = own_keywords.given(store, tenant, q.ranking_text, channels) if q.keys.lucene else None
     row = store.read(
         "recall/candidates",
         vector=q.vector_list,
+        topic_vector=None if q.topic_vector is None else q.topic_vector_list,
         vector_fetch=v_fetch,
         vector_exact=exact,
         lucene=q.keys.lucene,
@@ -302,7 +309,8 @@ def all_channels(store: Store, q: Question, filters: Filters, depth: int, channe
         max_mentions=MAX_ENTITY_MENTIONS,
         depth=depth,
         channels=[c for c in channels if c != "entity"],
-        given=given,
+        # the best k_fetch of each own ranking, as many as Lucene would be asked for (widened below if short)
+        given=None if given is None else {name: ranked[:k_fetch] for name, ranked in given.items()},
         **filters.params(),
     )[0]
     found = {name: _from_row(store, name, row, q, filters, depth, exact, v_fetch, k_fetch, given) for name in channels}
@@ -325,8 +333,14 @@ def _from_row(
     if name == "entity":
         return _entity_candidates(row["entity"], row["entities"])
     is_vector = name in VECTOR_INDEXES
-    if given is not None and name in given:  # every document holding a term was ranked: nothing to widen
-        tries = [{"own": True, "ranked": len(given[name]), "eligible": row[f"{name}_eligible"], "kept": len(row[name])}]
+    if given is not None and name in given:  # the tenant's own ranking: widened to all of it when too few survive
+        sent = min(k_fetch, len(given[name]))
+        tries = [{"own": True, "ranked": len(given[name]), "sent": sent, "eligible": row[f"{name}_eligible"]}]
+        tries[0]["kept"] = len(row[name])
+        if len(row[name]) < depth and len(given[name]) > sent:
+            c = index_channel(store, name, q, filters, depth, given=given)
+            c.detail["tries"] = tries + c.detail.get("tries", [])
+            return c
         return _scored(name, row[name], {"tries": tries, "lucene": q.keys.lucene, "own_statistics": True})
     fetch = v_fetch if is_vector else k_fetch
     hits = row[name] if (is_vector or q.keys.lucene) else []

@@ -7,7 +7,8 @@ The ranking signals (:mod:`kgmem.query.confidence`) say how well a memory *match
   words and stopwords dropped, weighted by inverse document frequency) that the best hit contains, and that the
   best hits together contain;
 * **topic** — whether any memory recall read contains the question's rarest salient term ("what is Maya's
-  favourite band?" over a store without "band": nothing about the topic);
+  favourite band?" over a store without "band": nothing about the topic), and how near the nearest of them is
+  to the question with its names left out ("what is favourite band?": words may differ, the meaning not);
 * **attribution** — the person or thing the question names against who said or did it in the hit: the hit's
   speaker (``"Maya: …"``), the entities it mentions, the names it writes. LoCoMo built its false-premise
   questions by swapping the person; "the memories say this of Jon, not of Maya" is this feature;
@@ -146,6 +147,18 @@ def asked(question: str) -> Asked:
     return Asked(tuple(sorted(sal, key=lambda s: (-idf(s), s))), tuple(dict.fromkeys(names)))
 
 
+def without_names(question: str) -> str:
+    """The question with the names it asks about left out ("what is Maya's favourite band?" → "what is
+    favourite band?"): what it asks, whoever it is about."""
+    names = asked(question).names
+    if not names:
+        return question
+    out = question
+    for n in names:
+        out = re.sub(rf"\b{re.escape(n)}(?:['’]s)?\b", "", out, flags=re.IGNORECASE)
+    return re.sub(r"\s+", " ", out).strip() or question
+
+
 def coverage(a: Asked, texts: Iterable[str]) -> float:
     """The IDF-weighted share of the question's salient stems found in the texts (1.0 when it has none)."""
     total = a.weight
@@ -164,16 +177,18 @@ def speaker(text: str) -> str | None:
 
 
 def persons(text: str) -> set[str]:
-    """Lower-cased capitalised words of a text that do not open a sentence and are no stopwords (names,
-    roughly)."""
+    """Lower-cased capitalised words of a text that are names, roughly: not stopwords, and not opening a
+    sentence (where any word is capitalised) unless followed by ``'s`` ("Maya's phone"). The entities a memory
+    mentions (:func:`about`'s ``mentions``) say it better where the graph knows them."""
     out = set()
     for m in _CAP.finditer(text):
-        before = text[: m.start()].rstrip()
-        if not before or before[-1] in '.!?:"“(':
-            continue
         w = words(m.group(1))
-        if w and w[0] not in STOPWORDS:
-            out.add(w[0])
+        if not w or w[0] in STOPWORDS:
+            continue
+        before = text[: m.start()].rstrip()
+        if (not before or before[-1] in '.!?:"“(') and not m.group(1).endswith(("'s", "’s")):
+            continue
+        out.add(w[0])
     return out
 
 
@@ -182,6 +197,7 @@ FEATURES = (
     "coverage_top3",
     "topic_any",
     "topic_seen",
+    "topic_similarity",
     "topic_named",
     "topic_other",
     "attribution_margin",
@@ -192,12 +208,23 @@ FEATURES = (
 )
 
 
-def about(text: str, mentions: Iterable[str] = ()) -> set[str]:
-    """Who a memory is by or about: a chat turn's speaker; else the names it writes and the question's entities
-    it mentions (their words)."""
+def chat_speaker(text: str, mentions: Iterable[str] = ()) -> str | None:
+    """The speaker of a chat turn (first name, lower-cased): the ``"Name: "`` it opens with, unless the names
+    the graph knows it to mention leave that out — then the prefix is a label ("Standup: Diego is back")."""
     sp = speaker(text)
+    if sp is None:
+        return None
+    known = {w for k in mentions for w in k.split()}
+    first = sp.split()[0]
+    return first if not known or first in known else None
+
+
+def about(text: str, mentions: Iterable[str] = ()) -> set[str]:
+    """Who a memory is by or about: a chat turn's speaker; else the names it writes and the entities it mentions
+    (their words)."""
+    sp = chat_speaker(text, mentions)
     if sp is not None:
-        return {sp.split()[0]}
+        return {sp}
     return persons(text) | {w for k in mentions for w in k.split()}
 
 
@@ -217,10 +244,9 @@ def parts(text: str, mentions: Iterable[str] = ()) -> list[tuple[set[str], str]]
     other ("What got you into running?", "your new hair colour looks amazing") are about the addressee (the
     names the turn writes, else :data:`SOMEONE_ELSE`); the rest is about the speaker. A memory that is no chat
     turn is one part, about whom :func:`about` says."""
-    sp = speaker(text)
-    if sp is None:
+    me = chat_speaker(text, mentions)
+    if me is None:
         return [(about(text, mentions), text)]
-    me = sp.split()[0]
     body = _SPEAKER.sub("", text, count=1)
     own: list[str] = []
     theirs: list[str] = []
@@ -283,9 +309,13 @@ def features(
     hit_mentions: Sequence[Sequence[str]],
     read_texts: Sequence[str],
     retired: bool,
+    read_mentions: Sequence[Sequence[str]] = (),
+    read_topic: Sequence[float | None] = (),
 ) -> dict[str, float]:
     """The meaning features of a ranked answer (``hit_texts`` best first; ``read_texts``: every candidate recall
-    read, the hits among them; ``hit_mentions``: the question's entities each hit mentions)."""
+    read, the hits among them; ``hit_mentions`` / ``read_mentions``: the entities (keys) each mentions, which
+    say who a memory that is no chat turn is about; ``read_topic``: each one's cosine to the question with its
+    names left out, for ``topic_similarity``)."""
     a = asked(question)
     if not hit_texts:
         return dict.fromkeys(FEATURES, 0.0)
@@ -293,9 +323,10 @@ def features(
     names = set(a.names)
     covs = [coverage(a, [t]) for t in hit_texts]
     ti = max(range(len(covs)), key=lambda i: (covs[i], -i))  # the hit that best covers the topic
-    t_who = about(hit_texts[ti], hit_mentions[ti] if ti < len(hit_mentions) else ())
+    # who the hit that best covers the topic is by or about (no one when no hit says a word of it)
+    t_who = about(hit_texts[ti], hit_mentions[ti] if ti < len(hit_mentions) else ()) if covs[ti] > 0 else set()
     seen = set().union(*(stems(t) for t in read_texts)) if read_texts else set()
-    pool = attribution(a, read_texts)
+    pool = attribution(a, read_texts, read_mentions)
     body = _SPEAKER.sub("", best, count=1).strip()
     rare = a.salient[0] if a.salient else None
     return {
@@ -303,6 +334,7 @@ def features(
         "coverage_top3": coverage(a, hit_texts[:3]),
         "topic_any": max((coverage(a, [t]) for t in read_texts), default=0.0),
         "topic_seen": 1.0 if rare is None or rare in seen else 0.0,
+        "topic_similarity": max((c for c in read_topic if c is not None), default=0.0),
         "topic_named": 1.0 if names and same_person(t_who, names) else 0.0,
         "topic_other": 1.0 if names and t_who and not same_person(t_who, names) else 0.0,
         "attribution_margin": attribution(a, hit_texts, hit_mentions).margin if names else 0.0,
@@ -342,7 +374,9 @@ TOPIC_FLOOR = 0.5  # below this coverage by every memory read, the topic is not 
 ATTRIBUTION_FLOOR = 0.5  # the coverage a memory about someone else needs before "they said it, not <named>"
 
 
-def decline(question: str, read_texts: Sequence[str]) -> dict[str, Any] | None:
+def decline(
+    question: str, read_texts: Sequence[str], read_mentions: Sequence[Sequence[str]] = ()
+) -> dict[str, Any] | None:
     """Which kind of "no" an abstention is, when the words tell (None when they do not):
 
     * ``topic_absent`` — no memory read contains the question's rarest topic word, and none covers half of its
@@ -358,7 +392,7 @@ def decline(question: str, read_texts: Sequence[str]) -> dict[str, Any] | None:
         topic = missing[:3] or topic_words(question)
         return {"kind": "topic_absent", "topic": topic, "text": f"nothing about {' '.join(topic)} in the memories"}
     if a.names:
-        att = attribution(a, read_texts)
+        att = attribution(a, read_texts, read_mentions)
         if (
             att.other not in (None, SOMEONE_ELSE)
             and att.other_cov >= ATTRIBUTION_FLOOR

@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..normalize import entity_key
-from . import lucene
+from . import lucene, meaning
 from .abstain import identifier_tokens
 
 if TYPE_CHECKING:
@@ -79,10 +79,15 @@ class Question:
     vector: Any  # numpy float32 (384,)
     keys: Keys
     identifiers: frozenset[str] = field(default_factory=frozenset)
+    # the embedding of what the question asks about, its names left out ("what is favourite band?"): how near a
+    # memory is to the topic whoever it is about (the confidence's topic similarity); None: ``vector``
+    topic_vector: Any = None
 
     @classmethod
     def of(cls, text: str, ranking_text: str, embedder: Embedder) -> Question:
-        return cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text))
+        q = cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text))
+        topic = meaning.without_names(ranking_text)
+        return q if topic == ranking_text else replace(q, topic_vector=embedder.encode_one(topic))
 
     @classmethod
     def from_vector(cls, text: str, ranking_text: str, vector: Any) -> Question:
@@ -92,6 +97,14 @@ class Question:
     def vector_list(self) -> list[float]:
         """The vector as the driver takes it (converted once per question)."""
         out: list[float] = self.vector.tolist()
+        return out
+
+    @cached_property
+    def topic_vector_list(self) -> list[float]:
+        """The topic vector as the driver takes it (the question's own when it names no one)."""
+        if self.topic_vector is None:
+            return self.vector_list
+        out: list[float] = self.topic_vector.tolist()
         return out
 
     def ranked_by(self, ranking_text: str) -> Question:

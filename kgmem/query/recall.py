@@ -26,7 +26,7 @@ from ..config import DEFAULT_HITS
 from ..embed import Embedder
 from ..errors import InputError
 from ..normalize import clean_text
-from ..results import Hit, Recall, from_epoch, iso, retiring_order
+from ..results import Hit, Recall, cosine, from_epoch, iso, retiring_order
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
@@ -105,6 +105,7 @@ class Gathered:
     details: dict[str, dict[str, Any]]
     filters: Filters
     note: str | None = None  # why the time phrase's window was dropped
+    timings: dict[str, float] = field(default_factory=dict)  # ms of steps inside the gathering (explain)
 
 
 @dataclass
@@ -134,6 +135,7 @@ def recall(
         q = Question.of(clean_text(query), ranking_text, embedder)
     with clock.step("channels_ms"):
         got = gather(store, q, filters, opts)
+    clock.ms.update(got.timings)  # part of channels_ms
     fused = fuse(got.found, opts)
     entity_keys = boost_keys(got.found, q)
     with clock.step("boosts_ms"):
@@ -168,15 +170,17 @@ def fetch(store: Store, q: Question, filters: Filters, opts: RecallOptions) -> G
     """Every channel's candidates: one round trip without a time window; inside one (where the vector channel
     may scan the small eligible set exactly) one statement per channel, side by side."""
     depth = opts.fetch_depth
-    if filters.start is None and filters.end is None:
-        both = ch.all_channels(store, q, filters, depth, opts.channels)
-        return Gathered(both.found, both.details, filters)
-    # a small tenant's own keyword statistics, worked out once for the channels that run side by side
+    # a small tenant's keyword channels rank by its own statistics (worked out once for every channel)
+    t0 = time.perf_counter()
     given = own_keywords.given(store, filters.tenant, q.ranking_text, opts.channels) if q.keys.lucene else None
+    timings = {"own_keywords_ms": (time.perf_counter() - t0) * 1000}
+    if filters.start is None and filters.end is None:
+        both = ch.all_channels(store, q, filters, depth, opts.channels, given)
+        return Gathered(both.found, both.details, filters, timings=timings)
     runs = store.runtime.pool.map(
         lambda n: ch.one_channel(store, n, q, filters, depth, opts.overfetch, given), opts.channels
     )
-    return Gathered(dict(zip(opts.channels, runs)), {}, filters)
+    return Gathered(dict(zip(opts.channels, runs)), {}, filters, timings=timings)
 
 
 def gather(store: Store, q: Question, filters: Filters, opts: RecallOptions) -> Gathered:
@@ -252,7 +256,12 @@ def read_details(store: Store, q: Question, got: Gathered, ids: list[str], entit
     missing = [i for i in ids if i not in got.details]
     if missing:
         rows = store.read(
-            "recall/details", ids=missing, vector=q.vector_list, entity_keys=entity_keys, **got.filters.params()
+            "recall/details",
+            ids=missing,
+            vector=q.vector_list,
+            topic_vector=None if q.topic_vector is None else q.topic_vector_list,
+            entity_keys=entity_keys,
+            **got.filters.params(),
         )
         got.details.update({r["hit"]["id"]: r["hit"] for r in rows})
 
@@ -391,14 +400,19 @@ def judge(
         mentions,
         bool(hits) and bool(q.identifiers & identifier_tokens(hits[0].text)),
     )
-    read = read_texts(got, plain)
+    read_ids = read_pool(got, plain)
+    read = [got.details[i]["text"] for i in read_ids]
+    read_names = [names_of(got.details[i]) for i in read_ids]
+    read_topic = [cosine(got.details[i].get("topic_similarity")) for i in read_ids]
     values.update(
         meaning.features(
             q.text,
             [h.text for h in hits],
-            [mentions.get(h.id, []) for h in hits],
+            [names_of(got.details.get(h.id) or {}) for h in hits],
             read,
             bool(hits and hits[0].retired and present(q, got, opts)),
+            read_names,
+            read_topic,
         )
     )
     p_answer = model.probability(values) if model is not None else None
@@ -417,25 +431,44 @@ def judge(
             abstained = True
             reason = f"not confident: the best hit was retired by '{hits[0].superseded_by[0]}'"
             judgements[0] = Judgement(False, reason)
+    absent_codes = sorted(q.identifiers - set().union(*(identifier_tokens(t) for t in read))) if read else []
+    if hits and p_answer is not None and absent_codes and len(absent_codes) == len(q.identifiers):
+        # the question names a code (zx7k, INV-30000) that no memory read contains: the answer is not there,
+        # whatever the words around it match (the mirror of the exact-token rule above; a rule, not the model)
+        p_answer = min(p_answer, CODE_ABSENT_CONFIDENCE)
+        abstained = True
+        reason = f"not confident: no memory mentions {', '.join(absent_codes)}"
+        judgements[0] = Judgement(False, reason)
     for hit, j in zip(hits, judgements):
         hit.confident = j.confident and not abstained
-    decline = None
-    if abstained and hits and model is not None:
-        decline = meaning.decline(q.text, read)
-        if decline is not None:
-            reason = f"{decline['text']} ({reason})" if reason else decline["text"]
+    decline: dict[str, Any] | None = None
+    if abstained and not hits:
+        decline = {"kind": "no_match"}
+    elif abstained and absent_codes and len(absent_codes) == len(q.identifiers):
+        text = f"nothing about {' '.join(absent_codes)} in the memories"
+        decline = {"kind": "topic_absent", "topic": absent_codes, "text": text}
     elif abstained:
-        decline = {"kind": "no_match" if not hits else "low_confidence"}
+        decline = (meaning.decline(q.text, read, read_names) if model is not None else None) or {
+            "kind": "low_confidence"
+        }
+    if decline is not None and "text" in decline:
+        reason = f"{decline['text']} ({reason})" if reason else decline["text"]
     return Verdict(abstained, reason, decline, judgements, values, p_answer, model)
 
 
+CODE_ABSENT_CONFIDENCE = 0.05  # the confidence of an answer to a question about a code no memory read contains
 READ_POOL = 60  # candidates (best unboosted fused score first) whose texts the meaning features read
 
 
-def read_texts(got: Gathered, plain: dict[str, float], limit: int = READ_POOL) -> list[str]:
-    """The texts of the best ``limit`` candidates recall read (by unboosted fused score)."""
-    ids = sorted((i for i in plain if i in got.details), key=lambda i: -plain[i])[:limit]
-    return [t for i in ids if (t := got.details[i].get("text"))]
+def read_pool(got: Gathered, plain: dict[str, float], limit: int = READ_POOL) -> list[str]:
+    """The ids of the best ``limit`` candidates recall read (by unboosted fused score) that have a text."""
+    ids = sorted((i for i in plain if i in got.details), key=lambda i: -plain[i])
+    return [i for i in ids if got.details[i].get("text")][:limit]
+
+
+def names_of(detail: dict[str, Any]) -> list[str]:
+    """The entities a candidate mentions (the question's and the names it writes, as keys)."""
+    return list(dict.fromkeys([*(detail.get("mentions") or []), *(detail.get("names") or [])]))
 
 
 def present(q: Question, got: Gathered, opts: RecallOptions) -> bool:

@@ -302,7 +302,9 @@ def cog_vector_index(index: str, generation: str | None = None) -> None:
 # (kgmem.results.Hit.from_record): times as [epoch seconds, nanoseconds] (cheaper to decode on the hot path),
 # how many recorded causes it has (for why) and the normalised cosine of the question to it.
 # ``mentions`` lists which of the question's entities (their keys: ``{keys}``) the memory mentions, for the
-# entity boost of the fusion. ``superseded_by`` lists the newer memories that retired it (SUPERSEDES: a slot's
+# entity boost of the fusion; ``names`` up to 8 of the names it mentions (entities seen name-like), for the
+# confidence's attribution (who a memory is about: kgmem.query.meaning); ``topic_similarity`` the cosine to
+# $topic_vector, the question with its names left out (null: the question's own), for the confidence's topic. ``superseded_by`` lists the newer memories that retired it (SUPERSEDES: a slot's
 # version chain, or inferred from plain text by kgmem.derived.supersession) and that the query may see (the
 # same rule: as of ``$at``, a memory written later does not count), for recall's currency step.
 HIT_MAP = (
@@ -311,9 +313,12 @@ HIT_MAP = (
     " valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,\n"
     " stream: m.stream, user: m.user, causes: COUNT {{ (m)-[:CAUSED_BY]->(:Memory) }},\n"
     " mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN {keys} | e.key],\n"
+    " names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],\n"
     " similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,\n"
     " context_similarity: CASE WHEN m.context_embedding IS NULL THEN null\n"
     "                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END,\n"
+    " topic_similarity: CASE WHEN m.embedding IS NULL THEN null\n"
+    "                   ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END,\n"
     " superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE {retiring}\n"
     "                 | {{id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),\n"
     "                    cue: sr.cue, by: sr.by}}]}}"

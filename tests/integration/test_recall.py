@@ -372,3 +372,20 @@ def test_the_demo_declines_the_band_question_because_the_topic_is_absent(mg):
     r = answers["recall_unknown"]
     assert r.abstained and r.decline["kind"] == "topic_absent"
     assert r.reason.startswith("nothing about favourite band in the memories")
+
+
+def test_a_small_tenants_own_keyword_ranking_is_widened_when_its_best_are_not_eligible(mg):
+    """The candidates statement gets the best k_fetch of the tenant's own ranking; when the filters leave too
+    few of them (another user's memories rank first), the channel reads the rest of the ranking."""
+    mg.ingest(
+        [{"id": f"a{i}", "text": f"pottery kiln {i}", "at": "2024-01-01T10:00:00Z", "user": "ann"} for i in range(130)]
+        + [
+            {"id": f"b{i}", "text": f"my pottery teacher said the glaze was uneven, session {i}", "user": "bo"}
+            for i in range(5)
+        ]
+    )
+    res = mg.recall("pottery kiln", user="bo", explain=True, channels=["keyword"])
+    keyword = res.explain["channels"]["keyword"]
+    assert sorted(keyword["ids"]) == [f"b{i}" for i in range(5)]
+    assert keyword["tries"][0]["own"] is True and keyword["tries"][0]["sent"] < keyword["tries"][0]["ranked"]
+    assert len(keyword["tries"]) == 2  # widened to the whole ranking

@@ -74,3 +74,20 @@ def test_the_two_kinds_of_no_are_said_plainly():
 def test_the_idf_table_ships_and_knows_common_words():
     assert meaning.idf("band") < meaning.idf("zzzunseenzzz")
     assert meaning.idf("zzzunseenzzz") == meaning.idf("qqqalsounseen")
+
+
+def test_a_note_is_about_the_names_it_mentions_as_the_graph_knows_them():
+    notes = ["Standup: Diego is back from vacation.", "Phone number of the on-call: 555-0199, says Maya."]
+    assert meaning.about(notes[0], ["diego"]) == {"diego"}  # the graph's entities, not the "Standup:" label
+    out = meaning.decline("what is Priya's phone number?", notes, [["diego"], ["maya"]])
+    assert out is not None and out["kind"] == "other_subject" and (out["named"], out["other"]) == ("Priya", "Maya")
+    assert meaning.persons("Maya's phone number is 555-0199.") == {"maya"}  # a possessive opening a sentence
+    assert meaning.persons("Decided to buy vans. Priya agreed.") == set()  # capitalised because it opens one
+
+
+def test_the_topic_is_the_question_without_its_names_and_its_nearest_memory_is_a_feature():
+    assert meaning.without_names("what is Maya's favourite band?") == "what is favourite band?"
+    assert meaning.without_names("which CDN do we use?") == "which CDN do we use?"  # no name: the question
+    f = meaning.features("what is Maya's favourite band?", CHAT[:1], [[]], CHAT, False, (), [0.1, None, 0.3])
+    assert f["topic_similarity"] == 0.3
+    assert meaning.features("what is Maya's favourite band?", CHAT[:1], [[]], CHAT, False)["topic_similarity"] == 0
