@@ -187,6 +187,24 @@ class Embedder:
         with self._lock:
             return self._direct(text)
 
+    def encode_cached(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Embed a few query texts at once (a question and its topic): cached ones from the cache, the others in
+        one batch (two short texts in one call cost about 0.7 of two calls)."""
+        out: list[np.ndarray | None] = [self._cache.get(t) for t in texts]
+        missing = [t for t, v in zip(texts, out) if v is None]
+        if len(missing) == 1:
+            fresh = {missing[0]: self.encode_one(missing[0])}
+        elif missing:
+            unique = list(dict.fromkeys(missing))
+            fresh = dict(zip(unique, self.encode(unique)))
+            for t, v in fresh.items():
+                self._cache[t] = v
+                if len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        else:
+            fresh = {}
+        return [v if v is not None else fresh[t] for t, v in zip(texts, out)]
+
     def encode_one(self, text: str) -> np.ndarray:
         """Embed one text (queries); recent queries are cached."""
         hit = self._cache.get(text)

@@ -70,7 +70,7 @@ def snapshot_features(snap: dict[str, Any]) -> dict[str, float]:
     change to kgmem.query.meaning refits without querying again), over the same candidates recall reads."""
     from kgmem.query import meaning
     from kgmem.query.confidence import RANK_FEATURES
-    from kgmem.results import cosine
+    from kgmem.query.recall import topic_similarity
 
     hits = snap.get("hits") or []
     det = snap.get("details") or {}
@@ -91,7 +91,7 @@ def snapshot_features(snap: dict[str, Any]) -> dict[str, float]:
             [det[i]["text"] for i in ids],
             bool(hits and hits[0].get("retired") and old.get("retired", 1.0)),
             [names(det[i]) for i in ids],
-            [cosine(det[i].get("topic_similarity")) for i in ids],
+            [topic_similarity(det[i]) for i in ids],
         )
     )
     return out

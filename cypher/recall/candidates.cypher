@@ -265,8 +265,8 @@ CALL (vector, keyword, context_vector, wide_vector, context_keyword, window_keyw
    similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,
    context_similarity: CASE WHEN m.context_embedding IS NULL THEN null
                        ELSE vector.similarity.cosine(m.context_embedding, $vector) END,
-   topic_similarity: CASE WHEN m.embedding IS NULL THEN null
-                     ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END,
+   topic_similarity: CASE WHEN m.embedding IS NULL OR $topic_vector IS NULL THEN null
+                     ELSE vector.similarity.cosine(m.embedding, $topic_vector) END,
    superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE s.tenant = $tenant AND s.merged_into IS NULL AND ($user IS NULL OR s.user = $user) AND ($kinds IS NULL OR s.kind IN $kinds) AND ($start IS NULL OR s.at >= $start) AND ($end IS NULL OR s.at < $end) AND (($at IS NULL AND ($include_superseded OR s.valid_to IS NULL)) OR ($at IS NOT NULL AND s.at <= $at AND ($include_superseded OR s.valid_to IS NULL OR s.valid_to > $at)))
                    | {id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),
                       cue: sr.cue, by: sr.by}]}) AS details

@@ -18,7 +18,10 @@ The ranking signals (:mod:`kgmem.query.confidence`) say how well a memory *match
 Tried and left out (LoCoMo development half, AUC alone, answerable vs adversarial): the answer type (a how-many
 question wants a number, a where-question a place …) 0.50; whether the named person is in the best hit 0.51 (the
 entity boost puts them there either way); the share of the 3 rarest topic words in the named person's own words
-0.73 alone but +0.00 to the model.
+0.73 alone but +0.00 to the model; the rarest word in the best hit 0.61 alone, −0.01 to the model; the cosine
+margin between the named speaker's turns and the others' 0.54; a note's own-sentence names −0.02. Computed but
+not read by the shipped model (their coefficient came out with the sign opposite to their meaning, collinear with
+the others): coverage in the best hit and in the top 3, the topic's best hit by the person named.
 
 The inverse document frequencies ship in ``kgmem/data/idf.json`` (built by ``scripts/build_idf.py`` from
 licence-clean text: WikiWhy's causes and effects (MIT), kgmem's fixtures, updates-dev (CC0) and the template

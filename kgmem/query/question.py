@@ -85,9 +85,11 @@ class Question:
 
     @classmethod
     def of(cls, text: str, ranking_text: str, embedder: Embedder) -> Question:
-        q = cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text))
         topic = meaning.without_names(ranking_text)
-        return q if topic == ranking_text else replace(q, topic_vector=embedder.encode_one(topic))
+        if topic == ranking_text:
+            return cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text))
+        vector, topic_vector = embedder.encode_cached([ranking_text, topic])
+        return replace(cls.from_vector(text, ranking_text, vector), topic_vector=topic_vector)
 
     @classmethod
     def from_vector(cls, text: str, ranking_text: str, vector: Any) -> Question:

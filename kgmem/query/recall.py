@@ -403,7 +403,7 @@ def judge(
     read_ids = read_pool(got, plain)
     read = [got.details[i]["text"] for i in read_ids]
     read_names = [names_of(got.details[i]) for i in read_ids]
-    read_topic = [cosine(got.details[i].get("topic_similarity")) for i in read_ids]
+    read_topic = [topic_similarity(got.details[i]) for i in read_ids]
     values.update(
         meaning.features(
             q.text,
@@ -464,6 +464,12 @@ def read_pool(got: Gathered, plain: dict[str, float], limit: int = READ_POOL) ->
     """The ids of the best ``limit`` candidates recall read (by unboosted fused score) that have a text."""
     ids = sorted((i for i in plain if i in got.details), key=lambda i: -plain[i])
     return [i for i in ids if got.details[i].get("text")][:limit]
+
+
+def topic_similarity(detail: dict[str, Any]) -> float | None:
+    """A candidate's cosine to the question without its names (to the question itself when it names no one)."""
+    raw = detail.get("topic_similarity")
+    return cosine(raw if raw is not None else detail.get("similarity"))
 
 
 def names_of(detail: dict[str, Any]) -> list[str]:

@@ -304,7 +304,8 @@ def cog_vector_index(index: str, generation: str | None = None) -> None:
 # ``mentions`` lists which of the question's entities (their keys: ``{keys}``) the memory mentions, for the
 # entity boost of the fusion; ``names`` up to 8 of the names it mentions (entities seen name-like), for the
 # confidence's attribution (who a memory is about: kgmem.query.meaning); ``topic_similarity`` the cosine to
-# $topic_vector, the question with its names left out (null: the question's own), for the confidence's topic. ``superseded_by`` lists the newer memories that retired it (SUPERSEDES: a slot's
+# $topic_vector, the question with its names left out (null when it names no one: then ``similarity`` is it),
+# for the confidence's topic. ``superseded_by`` lists the newer memories that retired it (SUPERSEDES: a slot's
 # version chain, or inferred from plain text by kgmem.derived.supersession) and that the query may see (the
 # same rule: as of ``$at``, a memory written later does not count), for recall's currency step.
 HIT_MAP = (
@@ -317,8 +318,8 @@ HIT_MAP = (
     " similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,\n"
     " context_similarity: CASE WHEN m.context_embedding IS NULL THEN null\n"
     "                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END,\n"
-    " topic_similarity: CASE WHEN m.embedding IS NULL THEN null\n"
-    "                   ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END,\n"
+    " topic_similarity: CASE WHEN m.embedding IS NULL OR $topic_vector IS NULL THEN null\n"
+    "                   ELSE vector.similarity.cosine(m.embedding, $topic_vector) END,\n"
     " superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE {retiring}\n"
     "                 | {{id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),\n"
     "                    cue: sr.cue, by: sr.by}}]}}"

@@ -57,3 +57,17 @@ def test_without_sentence_transformers_the_fallback_says_how_to_install_it(monke
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails as if not installed
     with pytest.raises(RuntimeError, match=r"pip install 'kgmem\[torch\]'"):
         Embedder(backend="sentence-transformers")
+
+
+def test_encode_cached_embeds_the_missing_texts_in_one_batch_and_caches_them(embedder, monkeypatch):
+    a, b = "what is Maya's favourite band? (batch probe)", "what is favourite band? (batch probe)"
+    for t in (a, b):
+        embedder._cache.pop(t, None)
+    calls = []
+    real = embedder.encode
+    monkeypatch.setattr(embedder, "encode", lambda texts, **kw: calls.append(list(texts)) or real(texts, **kw))
+    va, vb = embedder.encode_cached([a, b])
+    assert calls == [[a, b]] and embedder._cache[a] is va and embedder._cache[b] is vb
+    assert np.allclose(va, embedder.encode_query(a), atol=1e-5) and np.allclose(vb, embedder.encode_query(b), atol=1e-5)
+    again = embedder.encode_cached([a, b])
+    assert len(calls) == 1 and again[0] is va and again[1] is vb  # both from the cache
