@@ -316,7 +316,7 @@ class Recall:
     features: dict[str, float] | None = field(default=None, repr=False)  # what the model saw
     # the kind of "no" when it abstained: {"kind": "topic_absent", "topic": [...]} (nothing about the topic),
     # {"kind": "other_subject", "named", "other"} (the memories say it of someone else), "low_confidence",
-    # "no_match" (nothing eligible matched); each with "text" where the words tell. None when answered
+    # "no_match" (nothing eligible matched); each with "message" where the words tell. None when answered
     decline: dict[str, Any] | None = None
 
     def to_dict(self) -> dict:

@@ -383,9 +383,9 @@ def decline(
     """Which kind of "no" an abstention is, when the words tell (None when they do not):
 
     * ``topic_absent`` — no memory read contains the question's rarest topic word, and none covers half of its
-      topic: ``{"kind", "topic": [words], "text": "nothing about band in the memories"}``;
+      topic: ``{"kind", "topic": [words], "message": "nothing about band in the memories"}``;
     * ``other_subject`` — the memory that best covers the topic is by or about someone other than the person the
-      question names: ``{"kind", "named", "other", "text": "the memories say this of Jon, not of Maya"}``."""
+      question names: ``{"kind", "named", "other", "message": "the memories say this of Jon, not of Maya"}``."""
     a = asked(question)
     if not a.salient:
         return None
@@ -393,7 +393,7 @@ def decline(
     missing = absent_words(question, read_texts)
     if best < TOPIC_FLOOR and a.salient[0] in {stem(w) for w in missing}:
         topic = missing[:3] or topic_words(question)
-        return {"kind": "topic_absent", "topic": topic, "text": f"nothing about {' '.join(topic)} in the memories"}
+        return {"kind": "topic_absent", "topic": topic, "message": f"nothing about {' '.join(topic)} in the memories"}
     if a.names:
         att = attribution(a, read_texts, read_mentions)
         if (
@@ -406,6 +406,6 @@ def decline(
                 "kind": "other_subject",
                 "named": named,
                 "other": other,
-                "text": f"the memories say this of {other}, not of {named}",
+                "message": f"the memories say this of {other}, not of {named}",
             }
     return None

@@ -59,16 +59,16 @@ class LuceneBM25(BM25Okapi):  # type: ignore[misc]  # rank-bm25 ships no type hi
 
 def analyse(text: str | None) -> list[str]:
     """The terms of a text as the keyword channels match them: lower-cased words (a code like ``err-4411`` in
-    its parts, as Lucene's tokenizer splits it), Lucene's English stopwords dropped, Snowball-stemmed."""
+    its parts and "I've" whole, as Lucene's tokenizer splits them), Lucene's English stopwords dropped,
+    Snowball-stemmed."""
     return list(_analysed(text)) if text else []
 
 
 @lru_cache(maxsize=16384)
 def _analysed(text: str) -> tuple[str, ...]:
     # cached: after a write the tenant's statistics are rebuilt, and all but a few texts are the same as before
-    return tuple(
-        stem(p) for w in words(text) for p in w.replace("'", "-").split("-") if p and p not in ANALYZER_STOPWORDS
-    )
+    # split at hyphens as Lucene's tokenizer does ("err-4411"), not at apostrophes ("i've" stays a word)
+    return tuple(stem(p) for w in words(text) for p in w.split("-") if p and p not in ANALYZER_STOPWORDS)
 
 
 @dataclass

@@ -446,13 +446,13 @@ def judge(
         decline = {"kind": "no_match"}
     elif abstained and absent_codes and len(absent_codes) == len(q.identifiers):
         text = f"nothing about {' '.join(absent_codes)} in the memories"
-        decline = {"kind": "topic_absent", "topic": absent_codes, "text": text}
+        decline = {"kind": "topic_absent", "topic": absent_codes, "message": text}
     elif abstained:
         decline = (meaning.decline(q.text, read, read_names) if model is not None else None) or {
             "kind": "low_confidence"
         }
-    if decline is not None and "text" in decline:
-        reason = f"{decline['text']} ({reason})" if reason else decline["text"]
+    if decline is not None and "message" in decline:
+        reason = f"{decline['message']} ({reason})" if reason else decline["message"]
     return Verdict(abstained, reason, decline, judgements, values, p_answer, model)
 
 

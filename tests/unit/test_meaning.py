@@ -60,13 +60,13 @@ def test_features_separate_answerable_from_swapped_and_absent():
 def test_the_two_kinds_of_no_are_said_plainly():
     nothing = meaning.decline("What is Maya's favourite band?", ["Maya likes oat-milk flat whites."])
     assert nothing is not None and nothing["kind"] == "topic_absent"
-    assert nothing["text"] == "nothing about favourite band in the memories"
+    assert nothing["message"] == "nothing about favourite band in the memories"
     other = meaning.decline("What did Melanie make in the pottery class?", CHAT)
     assert other == {
         "kind": "other_subject",
         "named": "Melanie",
         "other": "Caroline",
-        "text": "the memories say this of Caroline, not of Melanie",
+        "message": "the memories say this of Caroline, not of Melanie",
     }
     assert meaning.decline("What did Caroline make in the pottery class?", CHAT) is None
 

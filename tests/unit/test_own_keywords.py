@@ -23,6 +23,7 @@ def test_analyse_like_lucenes_english_analyser():
         "class",
     ]
     assert analyse(None) == [] and analyse("the and of") == []
+    assert "i" not in analyse("I've been vegan since March")  # an apostrophe does not split a word
 
 
 def test_rank_scores_only_documents_holding_a_term_best_first_ties_by_id():
