@@ -62,7 +62,6 @@ MODEL_FEATURES = (
     "best_words",
     "retired",
 )
-READ_POOL = 60
 
 
 def snapshot_features(snap: dict[str, Any]) -> dict[str, float]:
@@ -70,16 +69,12 @@ def snapshot_features(snap: dict[str, Any]) -> dict[str, float]:
     change to kgmem.query.meaning refits without querying again), over the same candidates recall reads."""
     from kgmem.query import meaning
     from kgmem.query.confidence import RANK_FEATURES
-    from kgmem.query.recall import topic_similarity
+    from kgmem.query.recall import names_of as names
+    from kgmem.query.recall import read_pool, topic_similarity
 
     hits = snap.get("hits") or []
     det = snap.get("details") or {}
-    plain = snap.get("plain") or {}
-    ids = [i for i in sorted((i for i in plain if i in det), key=lambda i: -plain[i]) if det[i].get("text")]
-    ids = ids[:READ_POOL]
-
-    def names(d: dict[str, Any]) -> list[str]:
-        return list(dict.fromkeys([*(d.get("mentions") or []), *(d.get("names") or [])]))
+    ids = read_pool(det, snap.get("plain") or {})
 
     old = (snap.get("old") or {}).get("features") or {}
     out = {k: float(old.get(k, 0.0)) for k in RANK_FEATURES}

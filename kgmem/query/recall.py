@@ -400,7 +400,7 @@ def judge(
         mentions,
         bool(hits) and bool(q.identifiers & identifier_tokens(hits[0].text)),
     )
-    read_ids = read_pool(got, plain)
+    read_ids = read_pool(got.details, plain)
     read = [got.details[i]["text"] for i in read_ids]
     read_names = [names_of(got.details[i]) for i in read_ids]
     read_topic = [topic_similarity(got.details[i]) for i in read_ids]
@@ -460,10 +460,10 @@ CODE_ABSENT_CONFIDENCE = 0.05  # the confidence of an answer to a question about
 READ_POOL = 60  # candidates (best unboosted fused score first) whose texts the meaning features read
 
 
-def read_pool(got: Gathered, plain: dict[str, float], limit: int = READ_POOL) -> list[str]:
+def read_pool(details: dict[str, dict[str, Any]], plain: dict[str, float], limit: int = READ_POOL) -> list[str]:
     """The ids of the best ``limit`` candidates recall read (by unboosted fused score) that have a text."""
-    ids = sorted((i for i in plain if i in got.details), key=lambda i: -plain[i])
-    return [i for i in ids if got.details[i].get("text")][:limit]
+    ids = sorted((i for i in plain if i in details), key=lambda i: -plain[i])
+    return [i for i in ids if details[i].get("text")][:limit]
 
 
 def topic_similarity(detail: dict[str, Any]) -> float | None:
