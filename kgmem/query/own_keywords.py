@@ -77,6 +77,7 @@ class Field:
 
     bm25: LuceneBM25 | None
     postings: dict[str, list[int]]
+    docs: list[list[str]]  # each document's terms in order (a phrase matches where its terms run in sequence)
 
 
 @dataclass
@@ -99,27 +100,47 @@ class Corpus:
                     postings.setdefault(term, []).append(i)
             # an empty tenant has no statistics; rank-bm25 divides by the number of documents
             bm25 = LuceneBM25([d or [""] for d in docs], k1=K1, b=B) if docs else None
-            fields[channel] = Field(bm25, postings)
+            fields[channel] = Field(bm25, postings, docs)
         return cls(version, ids, fields)
 
     def rank(self, channel: str, weighted: Sequence[tuple[str, float]]) -> list[dict[str, Any]]:
-        """Every document holding a term of the question, best first (score, then id): ``{id, score}``."""
+        """Every document matching a term of the question, best first (score, then id): ``{id, score}``. A term
+        with inner punctuation ("OPS-1187", "v2.3") is a phrase, as in the Lucene query
+        (:func:`kgmem.query.lucene.to_query`): it matches a document whose terms hold its parts in sequence, and
+        scores there as its parts together ("OPS-1178" does not match it by its "ops")."""
         field = self.fields[channel]
         if field.bm25 is None:
             return []
-        terms: dict[str, float] = {}
+        phrases: dict[tuple[str, ...], float] = {}
         for raw, weight in weighted:
-            for term in analyse(raw):
-                terms[term] = max(terms.get(term, 0.0), weight)
-        docs = sorted({i for t in terms for i in field.postings.get(t, ())})
-        if not docs:
+            parts = tuple(analyse(raw))
+            if parts:
+                phrases[parts] = max(phrases.get(parts, 0.0), weight)
+        matched: dict[tuple[str, ...], list[int]] = {}
+        for parts in phrases:
+            docs = set(field.postings.get(parts[0], ()))
+            for term in parts[1:]:
+                docs &= set(field.postings.get(term, ()))
+            if len(parts) > 1:
+                docs = {i for i in docs if _holds_run(field.docs[i], parts)}
+            if docs:
+                matched[parts] = sorted(docs)
+        ranked = sorted({i for docs in matched.values() for i in docs})
+        if not ranked:
             return []
-        scores = np.zeros(len(docs))
-        for term, weight in terms.items():
-            if term in field.postings:
-                scores += weight * np.asarray(field.bm25.get_batch_scores([term], docs))
-        order = sorted(range(len(docs)), key=lambda j: (-scores[j], self.ids[docs[j]]))
-        return [{"id": self.ids[docs[j]], "score": float(scores[j])} for j in order if scores[j] > 0]
+        at = {d: j for j, d in enumerate(ranked)}
+        scores = np.zeros(len(ranked))
+        for parts, holding in matched.items():
+            rows = [at[d] for d in holding]
+            scores[rows] += phrases[parts] * np.asarray(field.bm25.get_batch_scores(list(parts), holding))
+        order = sorted(range(len(ranked)), key=lambda j: (-scores[j], self.ids[ranked[j]]))
+        return [{"id": self.ids[ranked[j]], "score": float(scores[j])} for j in order if scores[j] > 0]
+
+
+def _holds_run(doc: Sequence[str], parts: Sequence[str]) -> bool:
+    """Whether the terms ``parts`` occur one after another in ``doc``."""
+    n = len(parts)
+    return any(list(doc[i : i + n]) == list(parts) for i in range(len(doc) - n + 1) if doc[i] == parts[0])
 
 
 def version(store: Store, tenant: str) -> tuple[int, Any]:

@@ -57,3 +57,18 @@ def test_the_ranking_reads_the_tenants_documents_only():
     before = mine.rank("keyword", lucene.weighted_terms("pottery class with Caroline"))
     Corpus.build((1000, None), [{"id": f"o{i}", "text": "pottery pottery class"} for i in range(1000)])
     assert mine.rank("keyword", lucene.weighted_terms("pottery class with Caroline")) == before
+
+
+def test_a_code_is_a_phrase_its_parts_in_sequence_as_in_the_lucene_query():
+    rows = [
+        {"id": "right", "text": "OPS-1187: rotate the database credentials"},
+        {"id": "near", "text": "OPS-1178: clean up unused IAM roles"},
+        {"id": "apart", "text": "1187 ops were counted"},
+    ]
+    c = Corpus.build((3, None), rows)
+    assert lucene.to_query("OPS-1187") == '"OPS\\-1187"'  # Lucene searches the code as a phrase
+    assert [r["id"] for r in c.rank("keyword", lucene.weighted_terms("OPS-1187"))] == ["right"]
+    # the code and a word: the word still matches alone
+    ranked = [r["id"] for r in c.rank("keyword", lucene.weighted_terms("OPS-1187 roles"))]
+    assert ranked == ["right", "near"] or ranked == ["near", "right"]
+    assert set(ranked) == {"right", "near"} and "apart" not in ranked
