@@ -19,7 +19,9 @@ Tried and left out (LoCoMo development half, AUC alone, answerable vs adversaria
 question wants a number, a where-question a place …) 0.50; whether the named person is in the best hit 0.51 (the
 entity boost puts them there either way); the share of the 3 rarest topic words in the named person's own words
 0.73 alone but +0.00 to the model; the rarest word in the best hit 0.61 alone, −0.01 to the model; the cosine
-margin between the named speaker's turns and the others' 0.54; a note's own-sentence names −0.02. Computed but
+margin between the named speaker's turns and the others' 0.54; a note's own-sentence names −0.02; the coverage
+of the topic by all the memories read together ("the tunnel toll": the tunnel is there, the toll is not) took a
+coefficient of the sign opposite to its meaning beside the best single memory's coverage (2026-12-04). Computed but
 not read by the shipped model (their coefficient came out with the sign opposite to their meaning, collinear with
 the others): coverage in the best hit and in the top 3, the topic's best hit by the person named.
 
