@@ -97,18 +97,18 @@ class Reading(GraphBase):
         7 days") and a ranking signal otherwise ("in August", "4 years ago", any phrase in a when-question);
         a window that holds nothing eligible is dropped and says so in ``reason``. ``"filter"`` / ``"rank"``
         force one use, False ignores phrases. Explicit ``since``/``until``/``at`` are always hard filters.
-        The result may abstain. ``channels`` (default: all of ``kgmem.query.recall.CHANNELS``) runs only the
-        named channels (one name or several).
+        The result may abstain. ``channels`` (default: ``kgmem.query.recall.DEFAULT_CHANNELS``, all of
+        ``CHANNELS`` but ``context_vector``) runs only the named channels (one name or several).
         """
         from ..query.abstain import AbstainPolicy
         from ..query.filters import build_filters
-        from ..query.recall import CHANNELS, RecallOptions
+        from ..query.recall import DEFAULT_CHANNELS, RecallOptions
         from ..query.recall import recall as _recall
 
         check_query(query)
         if user is not None:
             check_string(user, field="user", max_len=MAX_USER)
-        names = CHANNELS if channels is None else tuple([channels] if isinstance(channels, str) else channels)
+        names = DEFAULT_CHANNELS if channels is None else tuple([channels] if isinstance(channels, str) else channels)
         opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=names, policy=policy or AbstainPolicy())
         filters, text = build_filters(
             query,

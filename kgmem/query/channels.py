@@ -287,7 +287,7 @@ def all_channels(
     channels: tuple[str, ...],
     given: dict[str, list[dict[str, Any]]] | None = None,
 ) -> AllChannels:
-    """The named ``channels`` and the hits' details in one round trip (``recall/candidates``, which runs only the
+    """The named ``channels`` and every candidate's map (``details``: what the boosts read) in one round trip (``recall/candidates``, which runs only the
     index channels it is given, and the entity channel only when named); an index channel whose survivors fall
     short while its index had more to give is widened with its own statement. ``given``: a small tenant's
     keyword rankings by its own statistics (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks)."""
@@ -299,7 +299,6 @@ def all_channels(
     row = store.read(
         "recall/candidates",
         vector=q.vector_list,
-        topic_vector=None if q.topic_vector is None else q.topic_vector_list,
         vector_fetch=v_fetch,
         vector_exact=exact,
         lucene=q.keys.lucene,

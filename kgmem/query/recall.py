@@ -1,7 +1,8 @@
 """``recall``: filters → channels → reciprocal rank fusion (+ entity and time boosts) → abstention → typed
 answer (+ manifest).
 
-:func:`recall` runs named steps, each a function of its own (and each unit-tested where it is pure):
+:func:`recall` runs named steps, each a function of its own (and each unit-tested where it is pure); steps
+1–4 are :func:`rank` (what ``why`` runs to find its symptom):
 
 1. :func:`gather` — every channel's candidates (one round trip, or one statement per channel inside a time
    window), and again without the time phrase's window when that window holds nothing;
@@ -39,6 +40,11 @@ from .question import Question
 
 CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
 CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "context_keyword", "window_keyword")
+# the channels recall runs unless told: all but ``context_vector``, which did not pay for its cost — on LoCoMo's
+# development half (5 chats, 760 answerable questions, 2026-12-04) frac@10 0.781 with it and 0.781 without (per
+# chat −0.02 to +0.04), recall p50 65 → 55 ms; without wide_vector 0.778, context_keyword 0.763, window_keyword
+# 0.759, all four context channels 0.677. It stays a channel to name (its index is kept).
+DEFAULT_CHANNELS = tuple(c for c in CHANNELS if c != "context_vector")
 TRANSFORM_VERSION = "recall/v2"
 STATEMENTS = ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword", "recall/entity")
 
@@ -50,7 +56,7 @@ class RecallOptions:
     depth: int = 50  # candidates per channel entering fusion
     overfetch: int = 3  # index candidates asked per wanted candidate (widened when filters remove more)
     expand: int = 0  # NEXT neighbours (each side) attached to each hit as context
-    channels: tuple[str, ...] = CHANNELS
+    channels: tuple[str, ...] = DEFAULT_CHANNELS
     # per-channel RRF weights (1.0 unless named): the entity channel brings its candidates in but its rank adds
     # nothing — the entity boost carries "mentions who is asked about" (on the development conversations the
     # channel's rank on top of the boost cost 0.02 frac@10; on the fixtures it changed one answer)
@@ -68,7 +74,7 @@ class RecallOptions:
             raise InputError(
                 "names no channel",
                 field="channels",
-                fix=f"name one or more of {', '.join(CHANNELS)}, or omit it for all",
+                fix=f"name one or more of {', '.join(CHANNELS)}, or omit it for the default ones",
             )
 
     @property
@@ -119,6 +125,45 @@ class Verdict:
     model: confidence.ConfidenceModel | None
 
 
+@dataclass
+class Ranked:
+    """Steps 1–4 of a recall: the question, the channels' candidates, the fused (boosted) ranking, every
+    candidate's unboosted score, the entities the boost was for, and the best hits (not judged yet)."""
+
+    q: Question
+    got: Gathered
+    fused: list[Fused]
+    plain: dict[str, float]
+    entity_keys: list[str]
+    hits: list[Hit]
+
+
+def rank(
+    store: Store,
+    embedder: Embedder,
+    query: str,
+    filters: Filters,
+    ranking_text: str,
+    opts: RecallOptions,
+    clock: Clock | None = None,
+) -> Ranked:
+    """The best ``opts.k`` eligible memories, ranked and not judged (:func:`recall` judges them; ``why`` finds
+    its symptom among them without the confidence's reading)."""
+    clock = clock or Clock()
+    with clock.step("embed_ms"):
+        q = Question.of(clean_text(query), ranking_text, embedder)
+    with clock.step("channels_ms"):
+        got = gather(store, q, filters, opts)
+    clock.ms.update(got.timings)  # part of channels_ms
+    fused = fuse(got.found, opts)
+    entity_keys = boost_keys(got.found, q)
+    with clock.step("boosts_ms"):
+        fused, plain = boost(store, q, fused, got, entity_keys, opts)
+    with clock.step("details_ms"):
+        hits = select(store, q, fused, got, entity_keys, opts, plain)
+    return Ranked(q, got, fused, plain, entity_keys, hits)
+
+
 def recall(
     store: Store,
     embedder: Embedder,
@@ -131,19 +176,10 @@ def recall(
 ) -> Recall:
     """Answer a question with the best ``opts.k`` eligible memories, each judged; may abstain."""
     clock = Clock()
-    with clock.step("embed_ms"):
-        q = Question.of(clean_text(query), ranking_text, embedder)
-    with clock.step("channels_ms"):
-        got = gather(store, q, filters, opts)
-    clock.ms.update(got.timings)  # part of channels_ms
-    fused = fuse(got.found, opts)
-    entity_keys = boost_keys(got.found, q)
-    with clock.step("boosts_ms"):
-        fused, plain = boost(store, q, fused, got, entity_keys, opts)
-    with clock.step("details_ms"):
-        hits = select(store, q, fused, got, entity_keys, opts)
+    r = rank(store, embedder, query, filters, ranking_text, opts, clock)
+    q, got, hits = r.q, r.got, r.hits
     with clock.step("confidence_ms"):
-        verdict = judge(hits, q, got, plain, entity_keys, opts)
+        verdict = judge(hits, q, got, r.plain, r.entity_keys, opts)
     if opts.expand > 0 and hits:
         with clock.step("context_ms"):
             attach_context(store, got.filters.tenant, hits, opts.expand)
@@ -156,7 +192,7 @@ def recall(
         abstained=verdict.abstained,
         reason=reason,
         hits=hits,
-        explain=manifest(store, embedder, q, got, fused, hits, verdict, opts, clock) if explain else None,
+        explain=manifest(store, embedder, q, got, r.fused, hits, verdict, opts, clock) if explain else None,
         confidence=verdict.probability,
         features=verdict.features,
         decline=verdict.decline,
@@ -247,13 +283,20 @@ def boost(
     plain = {f.id: f.score for f in fused}
     if got.filters.rank_window is None and not entity_keys:
         return fused, plain
-    read_details(store, q, got, [f.id for f in fused], entity_keys)
+    if any(f.id not in got.details for f in fused):  # the channels ran one statement each (a time window)
+        read_details(store, q, got, [f.id for f in fused], entity_keys)
     return add_bonuses(fused, bonuses(fused, got.details, entity_keys, got.filters, opts)), plain
 
 
+def is_full(detail: dict[str, Any] | None) -> bool:
+    """Whether ``detail`` is a full hit map (``recall/details``), not a candidate's map (``recall/candidates``:
+    id, text, time, origin, mentions) or nothing."""
+    return detail is not None and "similarity" in detail
+
+
 def read_details(store: Store, q: Question, got: Gathered, ids: list[str], entity_keys: list[str]) -> None:
-    """Read the hit maps (``recall/details``) of the ``ids`` not read yet into ``got.details``."""
-    missing = [i for i in ids if i not in got.details]
+    """Read the full hit maps (``recall/details``) of the ``ids`` that have none yet into ``got.details``."""
+    missing = [i for i in dict.fromkeys(ids) if not is_full(got.details.get(i))]
     if missing:
         rows = store.read(
             "recall/details",
@@ -270,12 +313,21 @@ def read_details(store: Store, q: Question, got: Gathered, ids: list[str], entit
 
 
 def select(
-    store: Store, q: Question, fused: list[Fused], got: Gathered, entity_keys: list[str], opts: RecallOptions
+    store: Store,
+    q: Question,
+    fused: list[Fused],
+    got: Gathered,
+    entity_keys: list[str],
+    opts: RecallOptions,
+    plain: dict[str, float] | None = None,
 ) -> list[Hit]:
     """The best ``k`` hits of the fused ranking (read from ``2k`` candidates: repeats collapse); for a question
-    about the present, what is current first (:func:`current_first`)."""
+    about the present, what is current first (:func:`current_first`). The full hit maps of those ``2k`` and of
+    the candidates the confidence reads (:func:`read_pool` of the unboosted scores ``plain``) are read here, in
+    one round trip: the other candidates keep the map the channels returned."""
     top = fused[: opts.k * 2]
-    read_details(store, q, got, [f.id for f in top], entity_keys)
+    pool = read_pool(got.details, plain) if plain is not None else []
+    read_details(store, q, got, [f.id for f in top] + pool, entity_keys)
     if present(q, got, opts):
         top = current_first(store, q, top, got, entity_keys)
     return collapse(top, got.details, got.filters, opts)
@@ -313,7 +365,7 @@ def current_first(
         if not retired_by:
             return top
         top = currency.retire(top, retired_by)
-        missing = [f.id for f in top if f.id not in got.details]
+        missing = [f.id for f in top if not is_full(got.details.get(f.id))]
         if not missing:
             return top
         read_details(store, q, got, missing, entity_keys)
@@ -352,7 +404,7 @@ def collapse(top: list[Fused], details: dict[str, dict[str, Any]], filters: Filt
     seen: dict[tuple[str, dt.datetime | None], Hit] = {}
     for f in top:
         rec = details.get(f.id)
-        if rec is None or rec.get("text") is None:  # gone: forgotten by a transaction that committed meanwhile
+        if rec is None or not is_full(rec) or rec.get("text") is None:  # gone: forgotten meanwhile
             continue
         hit = Hit.from_record(rec)
         key = (clean_text(hit.text).casefold(), hit.at)
@@ -461,7 +513,8 @@ READ_POOL = 60  # candidates (best unboosted fused score first) whose texts the 
 
 
 def read_pool(details: dict[str, dict[str, Any]], plain: dict[str, float], limit: int = READ_POOL) -> list[str]:
-    """The ids of the best ``limit`` candidates recall read (by unboosted fused score) that have a text."""
+    """The ids of the best ``limit`` candidates recall read (by unboosted fused score) that have a text (a
+    candidate's map has it: the pool is chosen before its full hit maps are read)."""
     ids = sorted((i for i in plain if i in details), key=lambda i: -plain[i])
     return [i for i in ids if details[i].get("text")][:limit]
 

@@ -23,7 +23,7 @@ from ..embed import Embedder
 from ..results import Hit, Memory, Recall, Why
 from ..store import Store
 from .filters import Filters
-from .recall import RecallOptions, recall
+from .recall import RecallOptions, rank, recall
 
 MAX_DEPTH = 10
 SYMPTOM_FLOOR = 0.50
@@ -45,21 +45,30 @@ def why(
     opts: RecallOptions | None = None,
     explain: bool = False,
 ) -> Why:
-    """Answer a why-question: find the symptom with hybrid recall, then walk to its roots."""
+    """Answer a why-question: find the symptom among the best hits of hybrid recall's ranking (its steps 1–4,
+    :func:`~kgmem.query.recall.rank`: the symptom rule reads the cosines and recorded causes, not the confidence,
+    so the confidence's reading is not run; ``explain`` runs the whole recall for its manifest), then walk to
+    its roots."""
     max_depth = max(1, min(MAX_DEPTH, max_depth))
     opts = opts or RecallOptions(k=symptom_candidates)
-    found: Recall = recall(store, embedder, query, filters, ranking_text, opts, explain=explain)
-    manifest: dict[str, Any] | None = {"recall": found.explain} if explain else None
+    manifest: dict[str, Any] | None = None
+    if explain:
+        found: Recall = recall(store, embedder, query, filters, ranking_text, opts, explain=True)
+        manifest = {"recall": found.explain}
+        text, hits, empty = found.query, found.hits, found.reason
+    else:
+        ranked = rank(store, embedder, query, filters, ranking_text, opts)
+        text, hits, empty = ranked.q.text, ranked.hits, ranked.got.note or "no eligible memory matched"
 
     def abstain(symptom: Hit | None, reason: str) -> Why:
         memory = None if symptom is None else _memory(symptom)
-        return Why(found.query, True, memory, [], [], reason=reason, explain=manifest)
+        return Why(text, True, memory, [], [], reason=reason, explain=manifest)
 
-    if not found.hits:
-        return abstain(None, f"nothing matched the question ({found.reason})")
-    symptom = find_symptom(store, found.hits, filters, manifest, symptom_candidates)
+    if not hits:
+        return abstain(None, f"nothing matched the question ({empty})")
+    symptom = find_symptom(store, hits, filters, manifest, symptom_candidates)
     if symptom is None:
-        return abstain(found.hits[0], f"no recorded cause behind the best matches (best: '{found.hits[0].id}')")
+        return abstain(hits[0], f"no recorded cause behind the best matches (best: '{hits[0].id}')")
     rows = store.read(
         "why/roots",
         tenant=filters.tenant,
@@ -71,7 +80,7 @@ def why(
     roots, paths = roots_of(rows)
     if not roots:
         return abstain(symptom, "no cause passes the confidence and time limits")
-    return Why(found.query, False, _memory(symptom), roots[:k] if k else roots, paths, reason=None, explain=manifest)
+    return Why(text, False, _memory(symptom), roots[:k] if k else roots, paths, reason=None, explain=manifest)
 
 
 def symptom_floor(hits: list[Hit]) -> float:

@@ -9,7 +9,7 @@ import pytest
 
 from kgmem import MemoryGraph
 from kgmem.errors import InputError
-from kgmem.query.recall import CHANNELS
+from kgmem.query.recall import CHANNELS, DEFAULT_CHANNELS
 
 from ..conftest import FIXTURES
 
@@ -242,7 +242,11 @@ def test_recall_runs_only_the_named_channels(mg, monkeypatch):
     )
     rows = _candidates_rows(mg, monkeypatch)
     question = "What did Priya say about the billing job log excerpt?"
-    everything = mg.recall(question, k=3, explain=True)
+    default = mg.recall(question, k=3, explain=True)
+    assert list(default.explain["channels"]) == list(DEFAULT_CHANNELS) == [c for c in CHANNELS if c != "context_vector"]
+    assert all(rows[-1][f"{c}_fetched"] > 0 for c in DEFAULT_CHANNELS if c != "entity") and rows[-1]["entities"]
+    assert rows[-1]["context_vector_fetched"] == 0  # not a default channel: it did not pay for its cost
+    everything = mg.recall(question, k=3, channels=CHANNELS, explain=True)
     assert list(everything.explain["channels"]) == list(CHANNELS)
     assert all(rows[-1][f"{c}_fetched"] > 0 for c in CHANNELS if c != "entity") and rows[-1]["entities"]
     some = mg.recall(question, k=3, channels=["vector", "keyword"], explain=True)

@@ -111,7 +111,9 @@ def test_the_reply_after_the_matching_turn_is_found_through_its_context(chat):
     res = chat.recall("What was Melanie's favorite book?", k=3)
     assert "c3" in [h.id for h in res.hits]
     c3 = next(h for h in res.hits if h.id == "c3")
-    assert c3.channels["context_vector"] is not None or c3.channels["context_keyword"] is not None
+    assert c3.channels["wide_vector"] is not None or c3.channels["context_keyword"] is not None
+    named = chat.recall("What was Melanie's favorite book?", k=3, channels=["context_vector"])
+    assert "c3" in [h.id for h in named.hits]  # not a default channel, still one to name
 
 
 def test_forget_removes_the_forgotten_text_from_every_neighbours_context(chat):

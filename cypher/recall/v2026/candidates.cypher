@@ -12,10 +12,10 @@
 //             matched, then cosine.
 // Only the index channels named in $channels run (the others return 0 fetched and an empty list); the
 // caller skips the entity channel with a null $key_ngrams.
-// The eligibility rule, the channel blocks, the entity matcher and the hit map are expanded from
+// The eligibility rule, the channel blocks, the entity matcher and the candidate map are expanded from
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
-// params: $vector (list of 384 floats), $topic_vector (list of 384 floats or null: the question without its names), $vector_fetch (int),
+// params: $vector (list of 384 floats), $vector_fetch (int),
 //         $vector_exact (bool; not read on 2026.x, whose index filters by tenant), $lucene (string or null), $keyword_fetch (int),
 //         $key_ngrams (list of strings or null: every run of up to 8 words of the question's entity key),
 //         $named_keys (list of strings), $max_mentions (int), $depth (int),
@@ -24,9 +24,9 @@
 //         $channels (list of channel names: the index channels to run),
 //         $given (map of keyword channel → list of {id, score}, or null: Lucene ranks)
 // returns: <channel>_fetched, <channel>_eligible, <channel> (list of {id, score}) for each index channel,
-//          entities (list of {key, name}), entity (list of {id, score}), details (list of hit maps)
+//          entities (list of {key, name}), entity (list of {id, score}), details (list of candidate maps: id, text, at_ts, origin,
+//          mentions; recall/details reads the full hit map of those recall keeps)
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
-:param topic_vector => null;
 :param vector_fetch => 100;
 :param vector_exact => false;
 :param lucene => 'ravi onboarding';
@@ -237,21 +237,9 @@ CALL (vector, keyword, context_vector, wide_vector, context_keyword, window_keyw
   WITH DISTINCT hit.id AS wanted
   MATCH (m:Memory {tenant: $tenant, id: wanted})
   RETURN collect(
-  // [[[cog from kgmem.store.rules import cog_hit_map; cog_hit_map('    ', ') AS details', keys='ent_keys') ]]]
-  {id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,
-   subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,
-   valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,
-   stream: m.stream, user: m.user, causes: COUNT { (m)-[:CAUSED_BY]->(:Memory) },
-   mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN ent_keys | e.key],
-   names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],
-   similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,
-   context_similarity: CASE WHEN m.context_embedding IS NULL THEN null
-                       ELSE vector.similarity.cosine(m.context_embedding, $vector) END,
-   topic_similarity: CASE WHEN m.embedding IS NULL OR $topic_vector IS NULL THEN null
-                     ELSE vector.similarity.cosine(m.embedding, $topic_vector) END,
-   superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE s.tenant = $tenant AND s.merged_into IS NULL AND ($user IS NULL OR s.user = $user) AND ($kinds IS NULL OR s.kind IN $kinds) AND ($start IS NULL OR s.at >= $start) AND ($end IS NULL OR s.at < $end) AND (($at IS NULL AND ($include_superseded OR s.valid_to IS NULL)) OR ($at IS NOT NULL AND s.at <= $at AND ($include_superseded OR s.valid_to IS NULL OR s.valid_to > $at)))
-                   | {id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),
-                      cue: sr.cue, by: sr.by}]}) AS details
+  // [[[cog from kgmem.store.rules import cog_candidate_map; cog_candidate_map('    ', ') AS details', keys='ent_keys') ]]]
+  {id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], origin: m.origin,
+   mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN ent_keys | e.key]}) AS details
   // [[[end]]]
 }
 RETURN vector_fetched, vector_eligible, vector, keyword_fetched, keyword_eligible, keyword,
