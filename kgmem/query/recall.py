@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -294,13 +294,19 @@ def is_full(detail: dict[str, Any] | None) -> bool:
     return detail is not None and "similarity" in detail
 
 
-def read_details(store: Store, q: Question, got: Gathered, ids: list[str], entity_keys: list[str]) -> None:
-    """Read the full hit maps (``recall/details``) of the ``ids`` that have none yet into ``got.details``."""
-    missing = [i for i in dict.fromkeys(ids) if not is_full(got.details.get(i))]
-    if missing:
+def read_details(
+    store: Store, q: Question, got: Gathered, ids: list[str], entity_keys: list[str], pool: Sequence[str] = ()
+) -> None:
+    """Read the full hit maps (``recall/details``) of the ``ids`` that have none yet into ``got.details``, and
+    the pool maps (the names and topic cosine the confidence reads) of the ``pool`` ids that have neither."""
+    full = [i for i in dict.fromkeys(ids) if not is_full(got.details.get(i))]
+    wanted = set(full)
+    rest = [i for i in dict.fromkeys(pool) if i not in wanted and "names" not in (got.details.get(i) or {})]
+    if full or rest:
         rows = store.read(
             "recall/details",
-            ids=missing,
+            ids=full + rest,
+            full=full,
             vector=q.vector_list,
             topic_vector=None if q.topic_vector is None else q.topic_vector_list,
             entity_keys=entity_keys,
@@ -322,12 +328,12 @@ def select(
     plain: dict[str, float] | None = None,
 ) -> list[Hit]:
     """The best ``k`` hits of the fused ranking (read from ``2k`` candidates: repeats collapse); for a question
-    about the present, what is current first (:func:`current_first`). The full hit maps of those ``2k`` and of
-    the candidates the confidence reads (:func:`read_pool` of the unboosted scores ``plain``) are read here, in
-    one round trip: the other candidates keep the map the channels returned."""
+    about the present, what is current first (:func:`current_first`). The full hit maps of those ``2k``, and the
+    pool maps of the other candidates the confidence reads (:func:`read_pool` of the unboosted scores ``plain``),
+    are read here in one round trip: the other candidates keep the map the channels returned."""
     top = fused[: opts.k * 2]
     pool = read_pool(got.details, plain) if plain is not None else []
-    read_details(store, q, got, [f.id for f in top] + pool, entity_keys)
+    read_details(store, q, got, [f.id for f in top], entity_keys, pool)
     if present(q, got, opts):
         top = current_first(store, q, top, got, entity_keys)
     return collapse(top, got.details, got.filters, opts)

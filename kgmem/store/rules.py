@@ -348,6 +348,33 @@ def cog_hit_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") 
     cog.outl("\n".join(indent + line for line in lines) + suffix)
 
 
+# What recall/details returns of a candidate the confidence reads (one of the 60 best by unboosted score) that is
+# not among the best 2k: the names it mentions and its cosine to the question without its names (to the question
+# when it names no one) — not the full map's other cosines, causes and retirements.
+POOL_MAP = (
+    "{{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], origin: m.origin,\n"
+    " mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN {keys} | e.key],\n"
+    " names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],\n"
+    " topic_similarity: CASE WHEN m.embedding IS NULL THEN null\n"
+    "                   ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END}}"
+)
+
+
+def cog_details_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
+    """recall/details' map: the full hit map for the ids of ``$full`` (all when it is null), else the pool map."""
+    import cog
+
+    full = HIT_MAP.format(keys=keys, retiring=one_line_where("s")).split("\n")
+    pool = POOL_MAP.format(keys=keys).split("\n")
+    lines = [
+        "CASE WHEN $full IS NULL OR m.id IN $full THEN",
+        *("  " + x for x in full),
+        "ELSE",
+        *("  " + x for x in pool),
+    ]
+    cog.outl("\n".join(indent + line for line in lines) + "\nEND" + suffix)
+
+
 def cog_candidate_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
     import cog
 

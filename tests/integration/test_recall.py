@@ -393,3 +393,43 @@ def test_a_small_tenants_own_keyword_ranking_is_widened_when_its_best_are_not_el
     assert sorted(keyword["ids"]) == [f"b{i}" for i in range(5)]
     assert keyword["tries"][0]["own"] is True and keyword["tries"][0]["sent"] < keyword["tries"][0]["ranked"]
     assert len(keyword["tries"]) == 2  # widened to the whole ranking
+
+
+def test_details_reads_full_maps_for_the_kept_and_pool_maps_for_the_rest(mg):
+    """recall/details: the full hit map (cosines, causes, retirements) for the ids of $full, the pool map (names,
+    topic cosine) for the others; recall reads full maps for its best 2k only."""
+    from kgmem.query.filters import Filters
+
+    mg.ingest(
+        [
+            {"id": "a", "text": "Maya plays the cello in a quartet", "at": "2026-01-01", "entities": ["Maya"]},
+            {"id": "b", "text": "Jon likes jazz records", "at": "2026-01-02", "entities": ["Jon"]},
+        ]
+    )
+    vec = mg.embedder.encode(["what does Maya play?"])[0].tolist()
+    rows = mg.store.read(
+        "recall/details",
+        ids=["a", "b"],
+        full=["a"],
+        vector=vec,
+        topic_vector=None,
+        entity_keys=["maya"],
+        **Filters(mg.tenant).params(),
+    )
+    maps = {r["hit"]["id"]: r["hit"] for r in rows}
+    assert {"similarity", "superseded_by", "causes"} <= set(maps["a"])
+    assert not {"similarity", "superseded_by", "causes"} & set(maps["b"])
+    assert maps["b"]["names"] == ["jon"] and maps["a"]["mentions"] == ["maya"]
+    both = mg.store.read(
+        "recall/details",
+        ids=["b"],
+        full=None,
+        vector=vec,
+        topic_vector=None,
+        entity_keys=[],
+        **Filters(mg.tenant).params(),
+    )[0]["hit"]
+    # the question names no one here: the pool map's topic cosine is the cosine to the question itself
+    assert "similarity" in both and abs(maps["b"]["topic_similarity"] - both["similarity"]) < 1e-9
+    res = mg.recall("what does Maya play?", k=1, explain=True)
+    assert res.hits[0].id == "a" and res.hits[0].similarity is not None
