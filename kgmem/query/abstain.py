@@ -29,6 +29,7 @@ _ASCII_LETTER = re.compile(r"[a-zA-Z]")
 # the channels whose agreement counts (the thresholds were calibrated on these three; the context channels
 # largely repeat the vector and keyword ones)
 AGREEMENT_CHANNELS = ("vector", "keyword", "entity")
+NO_MATCH = "no eligible memory matched"  # the reason of an answer without hits
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def decide(hits: list[Any], query_idents: set[str], policy: AbstainPolicy) -> tu
     """Judge each hit (a :class:`~kgmem.results.Hit`: similarity, channels, text); the answer abstains when its
     best hit is not confident."""
     if not hits:
-        return [], True, "no eligible memory matched"
+        return [], True, NO_MATCH
     judgements = [judge_hit(best_cosine(h), h.channels, query_idents, h.text, policy) for h in hits]
     top = judgements[0]
     if top.confident and len(hits) > 1 and "cosine" in top.why and "channels" not in top.why:

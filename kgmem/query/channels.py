@@ -287,8 +287,9 @@ def all_channels(
     channels: tuple[str, ...],
     given: dict[str, list[dict[str, Any]]] | None = None,
 ) -> AllChannels:
-    """The named ``channels`` and every candidate's map (``details``: what the boosts read) in one round trip (``recall/candidates``, which runs only the
-    index channels it is given, and the entity channel only when named); an index channel whose survivors fall
+    """The named ``channels`` and every candidate's map (``details``: what the boosts read) in one round trip
+    (``recall/candidates``, which runs only the index channels it is given, and the entity channel only when
+    named); an index channel whose survivors fall
     short while its index had more to give is widened with its own statement. ``given``: a small tenant's
     keyword rankings by its own statistics (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks)."""
     tenant, state = filters.tenant, store.runtime

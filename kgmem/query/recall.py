@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..config import DEFAULT_HITS
 from ..embed import Embedder
@@ -283,15 +283,21 @@ def boost(
     plain = {f.id: f.score for f in fused}
     if got.filters.rank_window is None and not entity_keys:
         return fused, plain
-    if any(f.id not in got.details for f in fused):  # the channels ran one statement each (a time window)
-        read_details(store, q, got, [f.id for f in fused], entity_keys)
+    if any(f.id not in got.details for f in fused):  # the channels ran one statement each (a time window):
+        read_details(store, q, got, [], entity_keys, [f.id for f in fused])  # the small maps the boosts read
     return add_bonuses(fused, bonuses(fused, got.details, entity_keys, got.filters, opts)), plain
 
 
-def is_full(detail: dict[str, Any] | None) -> bool:
-    """Whether ``detail`` is a full hit map (``recall/details``), not a candidate's map (``recall/candidates``:
-    id, text, time, origin, mentions) or nothing."""
+def is_full(detail: dict[str, Any] | None) -> TypeGuard[dict[str, Any]]:
+    """Whether ``detail`` is a full hit map (``recall/details``: it has the cosines), not a candidate's map
+    (``recall/candidates``: id, text, time, origin, mentions), a pool map (those and the names and topic cosine
+    the confidence reads) or nothing."""
     return detail is not None and "similarity" in detail
+
+
+def has_pool_fields(detail: dict[str, Any] | None) -> bool:
+    """Whether ``detail`` holds what the confidence reads of a candidate: a pool map or a full one."""
+    return detail is not None and "names" in detail
 
 
 def read_details(
@@ -301,7 +307,7 @@ def read_details(
     the pool maps (the names and topic cosine the confidence reads) of the ``pool`` ids that have neither."""
     full = [i for i in dict.fromkeys(ids) if not is_full(got.details.get(i))]
     wanted = set(full)
-    rest = [i for i in dict.fromkeys(pool) if i not in wanted and "names" not in (got.details.get(i) or {})]
+    rest = [i for i in dict.fromkeys(pool) if i not in wanted and not has_pool_fields(got.details.get(i))]
     if full or rest:
         rows = store.read(
             "recall/details",
@@ -410,7 +416,7 @@ def collapse(top: list[Fused], details: dict[str, dict[str, Any]], filters: Filt
     seen: dict[tuple[str, dt.datetime | None], Hit] = {}
     for f in top:
         rec = details.get(f.id)
-        if rec is None or not is_full(rec) or rec.get("text") is None:  # gone: forgotten meanwhile
+        if not is_full(rec) or rec.get("text") is None:  # gone: forgotten by a transaction that committed meanwhile
             continue
         hit = Hit.from_record(rec)
         key = (clean_text(hit.text).casefold(), hit.at)

@@ -22,6 +22,7 @@ from typing import Any
 from ..embed import Embedder
 from ..results import Hit, Memory, Recall, Why
 from ..store import Store
+from .abstain import NO_MATCH
 from .filters import Filters
 from .recall import RecallOptions, rank, recall
 
@@ -58,7 +59,7 @@ def why(
         text, hits, empty = found.query, found.hits, found.reason
     else:
         ranked = rank(store, embedder, query, filters, ranking_text, opts)
-        text, hits, empty = ranked.q.text, ranked.hits, ranked.got.note or "no eligible memory matched"
+        text, hits, empty = ranked.q.text, ranked.hits, ranked.got.note or NO_MATCH
 
     def abstain(symptom: Hit | None, reason: str) -> Why:
         memory = None if symptom is None else _memory(symptom)

@@ -341,10 +341,9 @@ def one_line_where(m: str) -> str:
     return " AND ".join(" ".join(c.cypher.format(m=m).split()) for c in CLAUSES)
 
 
-def cog_hit_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
+def _cog_lines(lines: list[str], indent: str, suffix: str) -> None:
     import cog
 
-    lines = HIT_MAP.format(keys=keys, retiring=one_line_where("s")).split("\n")
     cog.outl("\n".join(indent + line for line in lines) + suffix)
 
 
@@ -362,24 +361,15 @@ POOL_MAP = (
 
 def cog_details_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
     """recall/details' map: the full hit map for the ids of ``$full`` (all when it is null), else the pool map."""
-    import cog
-
     full = HIT_MAP.format(keys=keys, retiring=one_line_where("s")).split("\n")
     pool = POOL_MAP.format(keys=keys).split("\n")
-    lines = [
-        "CASE WHEN $full IS NULL OR m.id IN $full THEN",
-        *("  " + x for x in full),
-        "ELSE",
-        *("  " + x for x in pool),
-    ]
-    cog.outl("\n".join(indent + line for line in lines) + "\nEND" + suffix)
+    case = ["CASE WHEN $full IS NULL OR m.id IN $full THEN", *("  " + x for x in full), "ELSE"]
+    _cog_lines([*case, *("  " + x for x in pool), "END"], indent, suffix)
 
 
 def cog_candidate_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
-    import cog
-
-    lines = CANDIDATE_MAP.format(keys=keys).split("\n")
-    cog.outl("\n".join(indent + line for line in lines) + suffix)
+    """recall/candidates' map of every candidate (:data:`CANDIDATE_MAP`)."""
+    _cog_lines(CANDIDATE_MAP.format(keys=keys).split("\n"), indent, suffix)
 
 
 def regenerate(check: bool = False) -> int:
