@@ -37,7 +37,9 @@ __all__ = tuple(
         "Candidates",
         "all_channels",
         "entity",
+        "families",
         "first_fetch",
+        "merge_rows",
         "index_channel",
         "note_survival",
         "question_keys",
@@ -279,6 +281,15 @@ class AllChannels:
     details: dict[str, dict[str, Any]]
 
 
+def families(channels: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The named ``channels`` in the groups that run side by side, each as one ``recall/candidates`` call: the
+    vector channels (HNSW searches) and the others (fulltext searches and the entity channel). Either may be
+    empty (then there is one call)."""
+    vectors = tuple(c for c in channels if c in VECTOR_INDEXES)
+    others = tuple(c for c in channels if c not in VECTOR_INDEXES)
+    return [f for f in (vectors, others) if f]
+
+
 def all_channels(
     store: Store,
     q: Question,
@@ -287,18 +298,19 @@ def all_channels(
     channels: tuple[str, ...],
     given: dict[str, list[dict[str, Any]]] | None = None,
 ) -> AllChannels:
-    """The named ``channels`` and every candidate's map (``details``: what the boosts read) in one round trip
-    (``recall/candidates``, which runs only the index channels it is given, and the entity channel only when
-    named); an index channel whose survivors fall
-    short while its index had more to give is widened with its own statement. ``given``: a small tenant's
-    keyword rankings by its own statistics (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks)."""
+    """The named ``channels`` and every candidate's map (``details``: what the boosts read): ``recall/candidates``
+    once per group of :func:`families`, the groups side by side (the vector group on the store's worker thread,
+    the other in this one: 2 cores search an HNSW index and a Lucene one at the same time); each call runs only
+    the channels it is given and matches the question's entities, so that its candidates' maps say which they
+    mention. An index channel whose survivors fall short while its index had more to give is widened with its
+    own statement. ``given``: a small tenant's keyword rankings by its own statistics
+    (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks)."""
     tenant, state = filters.tenant, store.runtime
     v_fetch, k_fetch = first_fetch(state, tenant, "vector", depth), first_fetch(state, tenant, "keyword", depth)
     exact = use_exact(store, tenant, depth)
     if exact:  # 5.26, a tenant that is a sliver of the index: its memories are scanned; keep what the rule kept
         v_fetch = MAX_FETCH
-    row = store.read(
-        "recall/candidates",
+    params = dict(
         vector=q.vector_list,
         vector_fetch=v_fetch,
         vector_exact=exact,
@@ -308,13 +320,30 @@ def all_channels(
         named_keys=list(q.keys.named),
         max_mentions=MAX_ENTITY_MENTIONS,
         depth=depth,
-        channels=[c for c in channels if c != "entity"],
         # the best k_fetch of each own ranking, as many as Lucene would be asked for (widened below if short)
         given=None if given is None else {name: ranked[:k_fetch] for name, ranked in given.items()},
         **filters.params(),
-    )[0]
+    )
+    groups = families(channels)
+    ahead = [state.pool.submit(store.read, "recall/candidates", channels=list(g), **params) for g in groups[:-1]]
+    last = store.read("recall/candidates", channels=list(groups[-1]), **params)[0]
+    row = merge_rows([*(f.result()[0] for f in ahead), last], groups)
     found = {name: _from_row(store, name, row, q, filters, depth, exact, v_fetch, k_fetch, given) for name in channels}
     return AllChannels(found, {d["id"]: d for d in row["details"]})
+
+
+def merge_rows(rows: list[dict[str, Any]], groups: list[tuple[str, ...]]) -> dict[str, Any]:
+    """One ``recall/candidates`` row from the rows of calls that each ran one group of channels: each channel's
+    fields from the call that ran it, the matched entities (the same in every call), every candidate's map."""
+    if len(rows) == 1:
+        return rows[0]
+    out: dict[str, Any] = dict(rows[0])
+    for row, group in zip(rows, groups):
+        for name in group:
+            keys = ("entity", "entities") if name == "entity" else (name, f"{name}_fetched", f"{name}_eligible")
+            out.update({k: row[k] for k in keys})
+    out["details"] = list({d["id"]: d for row in rows for d in row["details"]}.values())
+    return out
 
 
 def _from_row(

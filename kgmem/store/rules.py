@@ -105,10 +105,12 @@ CALL () {
 }"""
 
 # The entity channel's memories: eligible memories mentioning the matched entities, by entities matched,
-# then cosine to the question; at most $depth. Yields ``entity`` (a list of {id, score}).
+# then cosine to the question; at most $depth. Yields ``entity`` (a list of {id, score}). In recall/candidates
+# they are read only when 'entity' is in $channels: the call that runs the vector channels beside the one that
+# runs the others matches the entities too (its candidates' maps say which they mention) but leaves this to it.
 ENTITY_MEMORIES = """\
 CALL (ents) {
-  UNWIND ents AS e
+  UNWIND {ents} AS e
   MATCH (e)<-[:MENTIONS]-(m:Memory)
   WHERE {where}
   WITH m, count(DISTINCT e) AS matched
@@ -119,15 +121,18 @@ CALL (ents) {
 }"""
 
 
-def entity_channel() -> str:
-    """The entity channel as two CALL subqueries (match the entities, then their eligible memories)."""
-    return ENTITY_MATCH + "\n" + ENTITY_MEMORIES.replace("{where}", where("m", "        ").lstrip())
+def entity_channel(gated: bool = False) -> str:
+    """The entity channel as two CALL subqueries (match the entities, then their eligible memories; ``gated``:
+    the memories only when 'entity' is in $channels)."""
+    ents = "CASE WHEN 'entity' IN $channels THEN ents ELSE [] END" if gated else "ents"
+    body = ENTITY_MEMORIES.replace("{ents}", ents).replace("{where}", where("m", "        ").lstrip())
+    return ENTITY_MATCH + "\n" + body
 
 
-def cog_entity_channel() -> None:
+def cog_entity_channel(gated: bool = False) -> None:
     import cog
 
-    cog.outl(entity_channel())
+    cog.outl(entity_channel(gated))
 
 
 # ---------------------------------------------------------------------------- the index channels

@@ -9,6 +9,7 @@ import pytest
 
 from kgmem import MemoryGraph
 from kgmem.errors import InputError
+from kgmem.query import channels as ch
 from kgmem.query.recall import CHANNELS, DEFAULT_CHANNELS
 
 from ..conftest import FIXTURES
@@ -218,18 +219,24 @@ def test_explain_manifest_can_replay_the_result(mg):
     assert [f.id for f in replay][:3] == [f["id"] for f in m["fused"]][:3]
 
 
-def _candidates_rows(mg, monkeypatch):
-    """The rows recall/candidates returns, collected as the store reads them."""
+def _candidates_rows(mg, monkeypatch, calls: list | None = None):
+    """The row recall's channels step read from recall/candidates (the calls' rows merged), collected as recall
+    runs; ``calls``: also every call's own (channels, row), in the order they ended."""
     rows: list[dict] = []
-    read = mg.store.read
+    read, merge = mg.store.read, ch.merge_rows
 
     def spy(name, **params):
         out = read(name, **params)
-        if name == "recall/candidates":
-            rows.append(out[0])
+        if name == "recall/candidates" and calls is not None:
+            calls.append((params["channels"], out[0]))
         return out
 
+    def merged(parts, groups):
+        rows.append(merge(parts, groups))
+        return rows[-1]
+
     monkeypatch.setattr(mg.store, "read", spy)
+    monkeypatch.setattr(ch, "merge_rows", merged)
     return rows
 
 
@@ -258,6 +265,31 @@ def test_recall_runs_only_the_named_channels(mg, monkeypatch):
     entity = mg.recall(question, k=3, channels="entity", explain=True)  # one name as a string
     assert list(entity.explain["channels"]) == ["entity"] and entity.hits[0].id == "p1"
     assert rows[-1]["entities"] and all(rows[-1][f"{c}_fetched"] == 0 for c in CHANNELS if c != "entity")
+
+
+def test_the_vector_channels_and_the_others_run_side_by_side_and_merge(mg, monkeypatch):
+    """Two recall/candidates calls, one per family: each runs only its own channels, both match the question's
+    entities (so every candidate's map says which it mentions: the boost reads them whichever call found it),
+    and the merged row holds each channel as the call that ran it returned it."""
+    mg.ingest(
+        [{"id": i, "text": t, "at": "2026-02-01", "stream": "deploys"} for i, t in TOKEN_CORPUS]
+        + [{"id": "p1", "text": "Priya read the billing job log excerpt", "at": "2026-02-02", "entities": ["Priya"]}]
+    )
+    calls: list = []
+    rows = _candidates_rows(mg, monkeypatch, calls)
+    res = mg.recall("What did Priya say about the billing job log excerpt?", k=3)
+    assert sorted(tuple(c) for c, _ in calls) == sorted(ch.families(DEFAULT_CHANNELS))
+    (vec,) = [r for c, r in calls if "vector" in c]
+    (other,) = [r for c, r in calls if "keyword" in c]
+    assert vec["vector_fetched"] > 0 and vec["keyword_fetched"] == 0 and vec["entity"] == []
+    assert other["keyword_fetched"] > 0 and other["vector_fetched"] == 0 and other["entity"]
+    assert vec["entities"] == other["entities"] != []
+    merged = rows[-1]
+    assert merged["vector"] == vec["vector"] and merged["keyword"] == other["keyword"]
+    assert merged["entity"] == other["entity"] and merged["wide_vector"] == vec["wide_vector"]
+    maps = {d["id"]: d for d in merged["details"]}
+    assert set(maps) == {d["id"] for r in (vec, other) for d in r["details"]}
+    assert maps["p1"]["mentions"] == ["priya"] and res.hits[0].id == "p1"
 
 
 @pytest.mark.parametrize("channels", [["vectr"], ["vector", "context"], []])

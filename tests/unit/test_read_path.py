@@ -172,6 +172,31 @@ def test_note_survival_averages_and_ignores_empty_fetches():
     assert state.share("t", "keyword") == pytest.approx(0.4)
 
 
+def test_the_channels_run_in_two_families_and_their_rows_merge():
+    assert ch.families(("vector", "keyword", "entity", "wide_vector", "window_keyword")) == [
+        ("vector", "wide_vector"),
+        ("keyword", "entity", "window_keyword"),
+    ]
+    assert ch.families(("keyword",)) == [("keyword",)] and ch.families(("wide_vector",)) == [("wide_vector",)]
+
+    def row(ran, details):
+        out = {"entities": [{"key": "priya", "name": "Priya"}], "entity": [], "details": details}
+        for c in ("vector", "keyword", "wide_vector"):
+            out.update({c: [], f"{c}_fetched": 0, f"{c}_eligible": 0})
+        for c, hits in ran.items():
+            out.update({c: hits, f"{c}_fetched": 9, f"{c}_eligible": len(hits)})
+        return out
+
+    a = row({"vector": [{"id": "a"}], "wide_vector": [{"id": "b"}]}, [{"id": "a"}, {"id": "b"}])
+    b = row({"keyword": [{"id": "c"}], "entity": [{"id": "a"}]}, [{"id": "c"}, {"id": "a"}])
+    merged = ch.merge_rows([a, b], [("vector", "wide_vector"), ("keyword", "entity")])
+    assert merged["vector"] == [{"id": "a"}] and merged["wide_vector"] == [{"id": "b"}]
+    assert merged["keyword"] == [{"id": "c"}] and merged["keyword_fetched"] == 9 and merged["vector_fetched"] == 9
+    assert merged["entity"] == [{"id": "a"}] and merged["entities"] == a["entities"]
+    assert sorted(d["id"] for d in merged["details"]) == ["a", "b", "c"]  # each candidate once
+    assert ch.merge_rows([a], [("vector", "wide_vector")]) is a
+
+
 def test_runtime_state_is_per_store_keyed_by_tenant_and_bounded():
     a, b = RuntimeState("one"), RuntimeState("two")
     a.set_share("t", "vector", 0.3)

@@ -10,8 +10,10 @@
 //             null — the ranking a small tenant's own BM25 gave ($given.<channel>: ids and scores, best first);
 //   entity  — entities named in the question (the entity matcher) → memories mentioning them, by entities
 //             matched, then cosine.
-// Only the index channels named in $channels run (the others return 0 fetched and an empty list); the
-// caller skips the entity channel with a null $key_ngrams.
+// Only the channels named in $channels run (the others return 0 fetched and an empty list). The entities are
+// matched whenever $key_ngrams is not null (a null skips the entity channel), so that every candidate's map says
+// which of them it mentions, also in a call that runs only the vector channels beside one that runs the others
+// (kgmem.query.channels.all_channels); their memories are read only when 'entity' is in $channels.
 // The eligibility rule, the channel blocks, the entity matcher and the candidate map are expanded from
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
@@ -21,7 +23,7 @@
 //         $named_keys (list of strings), $max_mentions (int), $depth (int),
 //         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
 //         $at (datetime or null), $include_superseded (bool), $kinds (list of strings or null),
-//         $channels (list of channel names: the index channels to run),
+//         $channels (list of channel names: the channels to run),
 //         $given (map of keyword channel → list of {id, score}, or null: Lucene ranks)
 // returns: <channel>_fetched, <channel>_eligible, <channel> (list of {id, score}) for each index channel,
 //          entities (list of {key, name}), entity (list of {id, score}), details (list of candidate maps: id, text, at_ts, origin,
@@ -42,7 +44,7 @@
 :param at => null;
 :param include_superseded => false;
 :param kinds => null;
-:param channels => ['vector', 'keyword', 'context_vector', 'wide_vector', 'context_keyword', 'window_keyword'];
+:param channels => ['vector', 'keyword', 'entity', 'context_vector', 'wide_vector', 'context_keyword', 'window_keyword'];
 :param given => null;
 CYPHER 25
 // [[[cog from kgmem.store.rules import cog_channels; cog_channels("vector", "keyword", "context_vector", "wide_vector", "context_keyword", "window_keyword", generation="v2026") ]]]
@@ -200,7 +202,7 @@ CALL () {
   RETURN fetched AS window_keyword_fetched, size(eligible) AS window_keyword_eligible, eligible[0..$depth] AS window_keyword
 }
 // [[[end]]]
-// [[[cog from kgmem.store.rules import cog_entity_channel; cog_entity_channel() ]]]
+// [[[cog from kgmem.store.rules import cog_entity_channel; cog_entity_channel(gated=True) ]]]
 CALL () {
   UNWIND coalesce($key_ngrams, []) AS wanted
   MATCH (e:Entity {tenant: $tenant, key: wanted})
@@ -209,7 +211,7 @@ CALL () {
   RETURN collect(DISTINCT e) AS ents
 }
 CALL (ents) {
-  UNWIND ents AS e
+  UNWIND CASE WHEN 'entity' IN $channels THEN ents ELSE [] END AS e
   MATCH (e)<-[:MENTIONS]-(m:Memory)
   WHERE m.tenant = $tenant
         AND m.merged_into IS NULL
