@@ -157,7 +157,9 @@ class Reading(GraphBase):
         filters, text = build_filters(
             query, tenant=self.tenant, at=optional_time(at, "at"), now=optional_time(now, "now"), time_phrases=mode
         )
-        opts = RecallOptions(k=_walks.SYMPTOM_CANDIDATES, policy=policy or AbstainPolicy())
+        opts = RecallOptions(
+            k=_walks.SYMPTOM_CANDIDATES, channels=_walks.SYMPTOM_CHANNELS, policy=policy or AbstainPolicy()
+        )
         self._ready()
         res = _walks.why(
             self.store,

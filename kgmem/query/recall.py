@@ -146,9 +146,12 @@ def rank(
     ranking_text: str,
     opts: RecallOptions,
     clock: Clock | None = None,
+    *,
+    pool: bool = True,
 ) -> Ranked:
     """The best ``opts.k`` eligible memories, ranked and not judged (:func:`recall` judges them; ``why`` finds
-    its symptom among them without the confidence's reading)."""
+    its symptom among them without the confidence's reading). ``pool``: also read the pool maps the confidence
+    reads (:func:`select`; ``why`` does not judge, so it need not)."""
     clock = clock or Clock()
     with clock.step("embed_ms"):
         q = Question.of(clean_text(query), ranking_text, embedder)
@@ -160,7 +163,7 @@ def rank(
     with clock.step("boosts_ms"):
         fused, plain = boost(store, q, fused, got, entity_keys, opts)
     with clock.step("details_ms"):
-        hits = select(store, q, fused, got, entity_keys, opts, plain)
+        hits = select(store, q, fused, got, entity_keys, opts, plain if pool else None)
     return Ranked(q, got, fused, plain, entity_keys, hits)
 
 

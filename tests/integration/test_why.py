@@ -74,6 +74,30 @@ def test_why_json_shape_and_depths(causal_graph):
     assert root["depth"] == len(best_path) - 1 and best_path[0] == w["symptom"]["id"]
 
 
+def test_why_finds_its_symptom_with_the_symptom_channels_and_no_pool_maps(causal_graph, monkeypatch):
+    """why ranks with the symptom channels only (its manifest says which ran), and reads no
+    pool map: every candidate map recall/details returns is a full one (the symptom rule reads no confidence)."""
+    from kgmem.query.walks import SYMPTOM_CHANNELS
+
+    q = CHAIN_QUESTIONS[0]["query"]
+    assert causal_graph.why(q, explain=True).explain["recall"]["channels"].keys() == set(SYMPTOM_CHANNELS)
+    calls: list[dict] = []
+    read = causal_graph.store.read
+
+    def spy(name, **params):
+        out = read(name, **params)
+        calls.append({"name": name, "channels": params.get("channels"), "ids": params.get("ids"), **params})
+        return out
+
+    monkeypatch.setattr(causal_graph.store, "read", spy)
+    w = causal_graph.why(q)
+    assert not w.abstained
+    ran = {c for call in calls if call["name"] == "recall/candidates" for c in call["channels"]}
+    assert ran == set(SYMPTOM_CHANNELS)
+    details = [call for call in calls if call["name"] == "recall/details"]
+    assert details and all(call["ids"] == call["full"] for call in details)
+
+
 def test_why_is_safe_on_cycles_and_respects_max_depth(mg):
     mg.ingest(
         [
