@@ -3,6 +3,7 @@
 // the ids of $full (the best 2k: all ids when $full is null), the pool map (names, topic cosine) for the others
 // (the candidates the confidence reads).
 // params: $tenant (string), $ids (list of strings), $full (list of strings or null), $vector (list of 384 floats), $topic_vector (list of 384 floats or null: the question without its names), $entity_keys (list of strings),
+//         $known (map of id → the normalised cosine to $vector a channel already scored, or {}),
 //         $user (string or null), $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null) — the eligibility rule's, for superseded_by
 // returns: hit (map: id, text, at_ts, kind, origin, subject, predicate, object, polarity, valid_to_ts, stream,
@@ -15,6 +16,7 @@
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param topic_vector => null;
 :param entity_keys => [];
+:param known => {};
 :param user => null;
 :param start => null;
 :param end => null;
@@ -32,7 +34,8 @@ CASE WHEN $full IS NULL OR m.id IN $full THEN
    stream: m.stream, user: m.user, causes: COUNT { (m)-[:CAUSED_BY]->(:Memory) },
    mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN $entity_keys | e.key],
    names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],
-   similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,
+   similarity: CASE WHEN $known[m.id] IS NOT NULL THEN $known[m.id] WHEN m.embedding IS NULL THEN null
+               ELSE vector.similarity.cosine(m.embedding, $vector) END,
    context_similarity: CASE WHEN m.context_embedding IS NULL THEN null
                        ELSE vector.similarity.cosine(m.context_embedding, $vector) END,
    topic_similarity: CASE WHEN m.embedding IS NULL OR $topic_vector IS NULL THEN null
@@ -44,7 +47,8 @@ ELSE
   {id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], origin: m.origin,
    mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN $entity_keys | e.key],
    names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],
-   topic_similarity: CASE WHEN m.embedding IS NULL THEN null
+   topic_similarity: CASE WHEN $topic_vector IS NULL AND $known[m.id] IS NOT NULL THEN $known[m.id]
+                     WHEN m.embedding IS NULL THEN null
                      ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END}
 END AS hit
 // [[[end]]]

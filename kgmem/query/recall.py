@@ -316,12 +316,28 @@ def read_details(
             "recall/details",
             ids=full + rest,
             full=full,
+            known=known_similarities(got.found, full + rest),
             vector=q.vector_list,
             topic_vector=None if q.topic_vector is None else q.topic_vector_list,
             entity_keys=entity_keys,
             **got.filters.params(),
         )
         got.details.update({r["hit"]["id"]: r["hit"] for r in rows})
+
+
+def known_similarities(found: dict[str, ch.Candidates], ids: Sequence[str]) -> dict[str, float]:
+    """The normalised cosines to the question the channels already scored for ``ids`` (the vector channel's and
+    the entity channel's, both of the memory's own vector), which recall/details reads instead of computing."""
+    wanted = set(ids)
+    out: dict[str, float] = {}
+    for name in ("vector", "entity"):
+        c = found.get(name)
+        if c is None:
+            continue
+        for i, score in zip(c.ids, c.scores):
+            if score is not None and i in wanted:
+                out.setdefault(i, (score + 1.0) / 2.0)
+    return out
 
 
 # ---------------------------------------------------------------------------- 4. select

@@ -313,6 +313,8 @@ def cog_vector_index(index: str, generation: str | None = None) -> None:
 # for the confidence's topic. ``superseded_by`` lists the newer memories that retired it (SUPERSEDES: a slot's
 # version chain, or inferred from plain text by kgmem.derived.supersession) and that the query may see (the
 # same rule: as of ``$at``, a memory written later does not count), for recall's currency step.
+# ``$known`` maps ids to the cosine to $vector a channel already scored (the vector and entity channels: the
+# same normalised value): read, not computed again — reading a memory's 384 floats was about half of recall/details.
 HIT_MAP = (
     "{{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,\n"
     " subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,\n"
@@ -320,7 +322,8 @@ HIT_MAP = (
     " stream: m.stream, user: m.user, causes: COUNT {{ (m)-[:CAUSED_BY]->(:Memory) }},\n"
     " mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN {keys} | e.key],\n"
     " names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],\n"
-    " similarity: CASE WHEN m.embedding IS NULL THEN null ELSE vector.similarity.cosine(m.embedding, $vector) END,\n"
+    " similarity: CASE WHEN $known[m.id] IS NOT NULL THEN $known[m.id] WHEN m.embedding IS NULL THEN null\n"
+    "             ELSE vector.similarity.cosine(m.embedding, $vector) END,\n"
     " context_similarity: CASE WHEN m.context_embedding IS NULL THEN null\n"
     "                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END,\n"
     " topic_similarity: CASE WHEN m.embedding IS NULL OR $topic_vector IS NULL THEN null\n"
@@ -359,7 +362,8 @@ POOL_MAP = (
     "{{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], origin: m.origin,\n"
     " mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN {keys} | e.key],\n"
     " names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],\n"
-    " topic_similarity: CASE WHEN m.embedding IS NULL THEN null\n"
+    " topic_similarity: CASE WHEN $topic_vector IS NULL AND $known[m.id] IS NOT NULL THEN $known[m.id]\n"
+    "                   WHEN m.embedding IS NULL THEN null\n"
     "                   ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END}}"
 )
 

@@ -443,6 +443,7 @@ def test_details_reads_full_maps_for_the_kept_and_pool_maps_for_the_rest(mg):
         "recall/details",
         ids=["a", "b"],
         full=["a"],
+        known={},
         vector=vec,
         topic_vector=None,
         entity_keys=["maya"],
@@ -456,6 +457,7 @@ def test_details_reads_full_maps_for_the_kept_and_pool_maps_for_the_rest(mg):
         "recall/details",
         ids=["b"],
         full=None,
+        known={},
         vector=vec,
         topic_vector=None,
         entity_keys=[],
@@ -463,5 +465,31 @@ def test_details_reads_full_maps_for_the_kept_and_pool_maps_for_the_rest(mg):
     )[0]["hit"]
     # the question names no one here: the pool map's topic cosine is the cosine to the question itself
     assert "similarity" in both and abs(maps["b"]["topic_similarity"] - both["similarity"]) < 1e-9
-    res = mg.recall("what does Maya play?", k=1, explain=True)
+    # a cosine a channel already scored is read from $known, not computed again (full and pool maps alike)
+    known = mg.store.read(
+        "recall/details",
+        ids=["a", "b"],
+        full=["a"],
+        known={"a": 0.25, "b": 0.125},
+        vector=vec,
+        topic_vector=None,
+        entity_keys=[],
+        **Filters(mg.tenant).params(),
+    )
+    read = {r["hit"]["id"]: r["hit"] for r in known}
+    assert read["a"]["similarity"] == 0.25 and read["b"]["topic_similarity"] == 0.125
+    res = mg.recall("what does Maya play?", k=2, explain=True)
     assert res.hits[0].id == "a" and res.hits[0].similarity is not None
+    # what recall passes as known is what the database computes
+    computed = mg.store.read(
+        "recall/details",
+        ids=[h.id for h in res.hits],
+        full=None,
+        known={},
+        vector=vec,
+        topic_vector=None,
+        entity_keys=[],
+        **Filters(mg.tenant).params(),
+    )
+    cosines = {r["hit"]["id"]: 2 * r["hit"]["similarity"] - 1 for r in computed}
+    assert len(res.hits) == 2 and all(abs(h.similarity - cosines[h.id]) < 1e-6 for h in res.hits)

@@ -197,6 +197,16 @@ def test_the_channels_run_in_two_families_and_their_rows_merge():
     assert ch.merge_rows([a], [("vector", "wide_vector")]) is a
 
 
+def test_known_similarities_are_the_vector_and_entity_channels_cosines_normalised():
+    found = {
+        "vector": ch.Candidates("vector", ["a", "b"], [0.5, -0.25]),
+        "entity": ch.Candidates("entity", ["c", "a", "d"], [0.0, 0.4, None]),
+        "wide_vector": ch.Candidates("wide_vector", ["e"], [0.9]),  # another vector: not the memory's own
+    }
+    assert rc.known_similarities(found, ["a", "b", "c", "d", "e", "f"]) == {"a": 0.75, "b": 0.375, "c": 0.5}
+    assert rc.known_similarities(found, ["b"]) == {"b": 0.375} and rc.known_similarities({}, ["a"]) == {}
+
+
 def test_runtime_state_is_per_store_keyed_by_tenant_and_bounded():
     a, b = RuntimeState("one"), RuntimeState("two")
     a.set_share("t", "vector", 0.3)
