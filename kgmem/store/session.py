@@ -241,10 +241,30 @@ class Store:
     ) -> list[dict[str, Any]]:
         q = _checked(self.resolve(name) if resolve else name, params)
         with mapped_errors(self.connection.uri):
-            result = _transient_retry(
-                lambda: self._driver.execute_query(q.text, to_params(params), routing_=routing, database_=self.database)
-            )
-        return [_record_dict(r) for r in result.records]
+            if routing == RoutingControl.READ:
+                records = _transient_retry(lambda: self._auto_read(q.text, to_params(params)))
+            else:
+                records = _transient_retry(
+                    lambda: (
+                        self._driver.execute_query(
+                            q.text, to_params(params), routing_=routing, database_=self.database
+                        ).records
+                    )
+                )
+        return [_record_dict(r) for r in records]
+
+    def _auto_read(self, text: str, params: dict[str, Any]) -> list[neo4j.Record]:
+        """One read statement as an auto-commit transaction in a read session: one round trip (RUN and PULL
+        pipelined), where a managed transaction (``execute_query``) waits for its COMMIT too — 0.5 ms of a
+        1.2 ms statement on the local server, and recall sends three. It shares ``execute_query``'s bookmark
+        manager, so a read still sees every write this driver committed (causal consistency on a cluster);
+        transient errors are retried by :func:`_transient_retry` (a read is safe to repeat)."""
+        with self._driver.session(
+            database=self.database,
+            default_access_mode=neo4j.READ_ACCESS,
+            bookmark_manager=self._driver.execute_query_bookmark_manager,
+        ) as s:
+            return list(s.run(text, params))
 
     def write_tx(self, fn: Callable[[Tx], T]) -> T:
         """Run ``fn`` in one write transaction (all or nothing), retried on transient errors."""
