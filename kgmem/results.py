@@ -44,6 +44,11 @@ def cosine(normalised: float | None) -> float | None:
     return None if normalised is None else 2.0 * normalised - 1.0
 
 
+def normalised(cos: float) -> float:
+    """The inverse of :func:`cosine`: a cosine back to Neo4j's (1 + cos) / 2."""
+    return (cos + 1.0) / 2.0
+
+
 # ---------------------------------------------------------------------------- ingest
 
 

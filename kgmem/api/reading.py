@@ -148,18 +148,14 @@ class Reading(GraphBase):
         incident's "Friday" is rarely the Friday before today.
         """
         from ..query import walks as _walks
-        from ..query.abstain import AbstainPolicy
         from ..query.filters import build_filters
-        from ..query.recall import RecallOptions
 
         check_query(query, example="why did checkout crash?")
         mode = "filter" if time_filters is True else "rank" if time_filters is False else time_mode(time_filters)
         filters, text = build_filters(
             query, tenant=self.tenant, at=optional_time(at, "at"), now=optional_time(now, "now"), time_phrases=mode
         )
-        opts = RecallOptions(
-            k=_walks.SYMPTOM_CANDIDATES, channels=_walks.SYMPTOM_CHANNELS, policy=policy or AbstainPolicy()
-        )
+        opts = _walks.symptom_options(policy)
         self._ready()
         res = _walks.why(
             self.store,

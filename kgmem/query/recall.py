@@ -27,7 +27,7 @@ from ..config import DEFAULT_HITS
 from ..embed import Embedder
 from ..errors import InputError
 from ..normalize import clean_text
-from ..results import Hit, Recall, cosine, from_epoch, iso, retiring_order
+from ..results import Hit, Recall, cosine, from_epoch, iso, normalised, retiring_order
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
@@ -336,7 +336,7 @@ def known_similarities(found: dict[str, ch.Candidates], ids: Sequence[str]) -> d
             continue
         for i, score in zip(c.ids, c.scores):
             if score is not None and i in wanted:
-                out.setdefault(i, (score + 1.0) / 2.0)
+                out.setdefault(i, normalised(score))
     return out
 
 

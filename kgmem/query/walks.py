@@ -22,7 +22,7 @@ from typing import Any
 from ..embed import Embedder
 from ..results import Hit, Memory, Recall, Why
 from ..store import Store
-from .abstain import NO_MATCH
+from .abstain import NO_MATCH, AbstainPolicy
 from .filters import Filters
 from .recall import RecallOptions, rank, recall
 
@@ -36,6 +36,11 @@ SYMPTOM_CANDIDATES = 10
 # top-1 1,986 with recall's six default channels, 1,984 with these four, 1,975 without window_keyword (8
 # abstentions instead of 4); why p50 on a synthetic 10k tenant, interleaved: 26.4 → 18.8 ms.
 SYMPTOM_CHANNELS = ("vector", "keyword", "entity", "window_keyword")
+
+
+def symptom_options(policy: AbstainPolicy | None = None, k: int = SYMPTOM_CANDIDATES) -> RecallOptions:
+    """The recall options that find a why-question's symptom: ``k`` candidates over :data:`SYMPTOM_CHANNELS`."""
+    return RecallOptions(k=k, channels=SYMPTOM_CHANNELS, policy=policy or AbstainPolicy())
 
 
 def why(
@@ -57,7 +62,7 @@ def why(
     so neither the confidence's reading nor the pool maps it reads are run; ``explain`` runs the whole recall for
     its manifest), then walk to its roots."""
     max_depth = max(1, min(MAX_DEPTH, max_depth))
-    opts = opts or RecallOptions(k=symptom_candidates, channels=SYMPTOM_CHANNELS)
+    opts = opts or symptom_options(k=symptom_candidates)
     manifest: dict[str, Any] | None = None
     if explain:
         found: Recall = recall(store, embedder, query, filters, ranking_text, opts, explain=True)
