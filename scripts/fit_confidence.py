@@ -45,18 +45,19 @@ SNAPSHOTS = Path(os.environ.get("KGMEM_SNAPSHOTS", os.path.expanduser("~/.cache/
 # model: AUC 0.79 and calibration error 0.28 with WikiWhy, 0.82 and 0.05 without; docs/benchmarks.md)
 SOURCES = ("fixtures", "updates", "chats")
 # the features the shipped model reads: chosen on LoCoMo's development half (feature AUCs and leave-one-
-# conversation-out fits, docs/benchmarks.md), then those whose fitted coefficient came out with the sign opposite
-# to what they mean (collinear with the others: keyword, coverage, coverage_top3, topic_named) left out, so that
-# "nothing matches" never raises the confidence; the others are computed and reported, not read
+# conversation-out fits, docs/benchmarks.md); left out are those whose fitted coefficient points against their
+# meaning (kgmem.query.confidence.DIRECTION: collinear with the others), so that "nothing matches" never raises
+# the confidence: keyword, coverage, coverage_top3, topic_named, and — since the template chats' listeners
+# answer news in the second person and relate it to themselves (2026-12-04) — cosine and attribution_margin
+# (topic_similarity and pool_margin say the same, the right way round); entity_margin is read as entity_topic
+# (with the margin alone the demo's band question, topic absent, got 0.70); the others are computed and reported
 MODEL_FEATURES = (
-    "cosine",
     "gap",
-    "entity_margin",
+    "entity_topic",
     "topic_any",
     "topic_seen",
     "topic_similarity",
     "topic_other",
-    "attribution_margin",
     "pool_margin",
     "best_asks",
     "best_words",
@@ -68,7 +69,7 @@ def snapshot_features(snap: dict[str, Any]) -> dict[str, float]:
     """Every feature of a snapshot: the ranking's as recall computed them, the meaning's recomputed (so a
     change to kgmem.query.meaning refits without querying again), over the same candidates recall reads."""
     from kgmem.query import meaning
-    from kgmem.query.confidence import RANK_FEATURES
+    from kgmem.query.confidence import RANK_FEATURES, combined
     from kgmem.query.recall import names_of as names
     from kgmem.query.recall import read_pool, topic_similarity
 
@@ -89,6 +90,7 @@ def snapshot_features(snap: dict[str, Any]) -> dict[str, float]:
             [topic_similarity(det[i]) for i in ids],
         )
     )
+    out.update(combined(out))
     return out
 
 
@@ -147,6 +149,11 @@ def main() -> int:
         subprocess.run(cmd, check=True)
     rows = load_rows()
     model = fit(rows, MODEL_FEATURES)
+    from kgmem.query.confidence import against_meaning
+
+    wrong = against_meaning(model["features"], model["coef"])
+    if wrong:
+        raise SystemExit(f"coefficients against their meaning for {wrong}: leave them out of MODEL_FEATURES")
     MODEL_PATH.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
     save_rows(rows, model)
     print(json.dumps({k: model[k] for k in ("threshold", "data_version", "trained_on", "training_fit")}, indent=2))

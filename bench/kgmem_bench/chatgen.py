@@ -13,6 +13,12 @@ the way LoCoMo made its adversarial questions, by asking about the wrong person 
 * ``absent`` (label 0): a question about a topic from the pool that this conversation never touches, naming
   either speaker; no gold.
 
+LoCoMo's adversarial questions are hard because the wrong person has said something close: the listener
+answers news in the second person and at length ("Wow, your new hair colour looks amazing! What made you choose
+that shade?") and relates it to themselves ("I keep meaning to try that"), and every turn is long. So here the
+listener does too (:data:`LONG_REACTIONS`, :data:`RELATE`), and statements often go on (:data:`TAILS`), so that
+neither a turn's length nor the named person's words on the theme give the answer away.
+
 Every sentence here (the topic table, the filler lines, the name lists) was written for kgmem: none of it is
 taken from LoCoMo or any other dataset. It ships with kgmem under the Apache-2.0 licence, so generated data can
 be kept and shared freely. Only the construction follows LoCoMo. To keep word overlap from giving the answer
@@ -596,6 +602,54 @@ REACTIONS = {
         "That's a big step. How do you feel about it?",
     ),
 }
+# the listener answers the news at length, in the second person ({word}: the topic's word)
+LONG_REACTIONS = {
+    "+": (
+        "Wow, {other}, your {word} news is the best thing I've heard all week! I'm so happy for you, honestly.",
+        "That {word} story is amazing! You must be so proud of yourself, you always find the most fun things to do.",
+        "I love hearing about your {word}. You've been wanting something like that for ages, right?",
+        "Congrats on the {word}, {other}! You totally deserve it after the year you've had.",
+    ),
+    "-": (
+        "Oh no, the {word} thing sounds awful, {other}. I hope you're taking care of yourself through all of it.",
+        "I'm so sorry about your {word} trouble. Let me know if I can help with anything at all, okay?",
+        "Your {word} story made my stomach drop. Are you feeling any better about it now?",
+    ),
+    "0": (
+        "Huh, the {word} thing is a big change for you! What made you decide on it in the end?",
+        "I didn't expect that {word} news from you, {other}. How are you feeling about it all?",
+        "A {word}, really? You never stop surprising me. I hope it works out the way you want.",
+    ),
+}
+# the listener relates the other's news to themselves, in the first person, without having done it
+RELATE = (
+    "I keep telling myself I'll look into the whole {word} thing one day, maybe next year when work calms down.",
+    "Ha, I've been thinking about a {word} myself lately, but I never seem to find the time or the energy.",
+    "My cousin did the {word} thing last year and wouldn't stop talking about it. I'm still not sure it's for me.",
+    "Honestly I'm a bit jealous of your {word}, I've wanted to do something like that for years and never have.",
+)
+RELATE_REPLIES = (
+    "You totally should, you'd love it!",
+    "Ha, there's no rush, {other}. It'll happen when it happens.",
+    "Do it! I'll even come with you the first time.",
+)
+# what a speaker may add after stating their news (first person, no topic words)
+TAILS = (
+    "Life has been a bit of a whirlwind lately, to be honest.",
+    "I still can't quite believe it happened, it feels like a dream.",
+    "I'll tell you the whole story properly when we meet up.",
+    "It's been on my mind all week, I keep smiling about it.",
+    "Anyway, that's my big news for now, I had to tell someone.",
+)
+# a second sentence any reply may go on with (no topic words, no names): chat turns are long, news or not
+CHATTER = (
+    "Work has been nonstop this month, so I'm glad we finally get to talk properly.",
+    "I've barely had a quiet evening lately, between everything going on.",
+    "Sorry if I'm slow to reply today, my phone keeps dying on me.",
+    "It's funny how the weeks just disappear when you're busy.",
+    "I was telling my neighbour about you the other day, actually.",
+    "Honestly, talking to you always puts me in a better mood.",
+)
 ANSWERS = {
     "+": ("It felt great, honestly. Still smiling about it.", "Thanks! It was so much fun."),
     "-": ("I'm okay, taking it one day at a time.", "Thanks for asking, {other}. It's getting better."),
@@ -635,7 +689,7 @@ CLOSING_REPLIES = ("Bye! Take care.", "Talk soon, {other}!", "Take care, you!")
 
 ANSWER_TYPES = ("what", "when", "where", "how_many", "who", "why", "yesno")
 MAX_TURNS = 20
-_REPLIES = {"echo": ECHO_ANSWERS, "reply": SMALL_TALK_REPLIES, "follow": FOLLOW_UP_ANSWERS}
+_REPLIES = {"echo": ECHO_ANSWERS, "reply": SMALL_TALK_REPLIES, "follow": FOLLOW_UP_ANSWERS, "relate": RELATE_REPLIES}
 _OWED = ("react", "answer", *_REPLIES)  # a turn that needs the next turn to respond to it
 FIRST_DAY = dt.datetime(2022, 1, 1, 9, 0, tzinfo=dt.timezone.utc)
 
@@ -713,12 +767,18 @@ class _Session:
     turns: list[str] = field(default_factory=list)
     stated: dict[int, _Stated] = field(default_factory=dict)  # turn index -> topic stated there
     followed: list[_Stated] = field(default_factory=list)  # earlier topics asked about in this session
+    related: list[_Stated] = field(default_factory=list)  # topics the listener related to themselves
 
     def speaker(self) -> int:
         return (self.first + len(self.turns)) % 2
 
     def add(self, template: str, **slots: str) -> None:
         self.turns.append(template.format_map({**slots, "other": self.names[1 - self.speaker()]}))
+
+    def go_on(self) -> None:
+        """Now and then, the turn just written goes on with a sentence of :data:`CHATTER`."""
+        if self.rng.random() < 0.5:
+            self.turns[-1] += " " + self.rng.choice(CHATTER)
 
     def pick(self, lines: Sequence[str], **slots: str) -> None:
         """One of ``lines``, preferring one this session has not used yet."""
@@ -742,6 +802,7 @@ class _Session:
                 need = self.react(mood, question_ok=spare >= 1)
             elif need in _OWED:
                 self.pick(ANSWERS[mood] if need == "answer" else _REPLIES[need])
+                self.go_on()
                 need = ""
             elif need == "thanks":
                 if spare >= 1 and rng.random() < 0.5:
@@ -750,7 +811,8 @@ class _Session:
             elif pending and pending[0].owner == s and (need == "prompted" or spare < 2 or rng.random() < 0.5):
                 item = pending.pop(0)
                 self.stated[len(self.turns)] = item
-                self.add(rng.choice(item.topic.say), **item.slots)
+                tail = " " + rng.choice(TAILS) if rng.random() < 0.5 else ""
+                self.add(rng.choice(item.topic.say) + tail, **item.slots)
                 need, mood = "react", item.topic.mood
             elif pending and pending[0].owner != s and (spare < 2 or rng.random() < 0.35):
                 self.pick(PROMPTS)
@@ -767,10 +829,13 @@ class _Session:
     def react(self, mood: str, question_ok: bool) -> str:
         """The listener reacts to the statement just made; returns what the next turn owes."""
         item = self.stated[len(self.turns) - 1]
-        options = [line for line in (item.topic.echo, *REACTIONS[mood]) if question_ok or not line.endswith("?")]
+        long = REACTIONS[mood] if self.rng.random() < 0.3 else LONG_REACTIONS[mood]
+        options = [line for line in (item.topic.echo, *long) if question_ok or not line.endswith("?")]
         echo_ok = item.topic.echo in options
-        line = item.topic.echo if echo_ok and self.rng.random() < 0.4 else self.rng.choice(options)
-        self.add(line)
+        line = item.topic.echo if echo_ok and self.rng.random() < 0.2 else self.rng.choice(options)
+        self.add(line, word=item.topic.word)
+        if not line.endswith("?"):
+            self.go_on()
         if not line.endswith("?"):
             return "thanks"
         return "echo" if line == item.topic.echo else "answer"
@@ -783,7 +848,14 @@ class _Session:
             self.followed.append(item)
             self.pick(FOLLOW_UPS, word=item.topic.word)
             return "follow"
+        news = [e for e in (*self.earlier, *self.stated.values()) if e.owner == 1 - s and e not in self.related]
+        if news and self.rng.random() < 0.5:
+            item = self.rng.choice(news)
+            self.related.append(item)
+            self.pick(RELATE, word=item.topic.word)
+            return "relate"
         self.pick(SMALL_TALK)
+        self.go_on()
         return "reply"
 
 

@@ -19,6 +19,9 @@ The features (all from what recall already holds, no extra query):
   that of a hit not mentioning it, relative to the best possible; 0 otherwise (a question about someone whose
   best evidence is about someone else is often a false premise);
 * ``exact_token`` — whether the best hit shares an identifier-like token (``zx9q``) with the question.
+
+The meaning features are :data:`kgmem.query.meaning.FEATURES`; ``entity_topic`` is ``entity_margin`` times
+``topic_any`` (:func:`combined`). Each feature's direction is declared in :data:`DIRECTION`.
 """
 
 from __future__ import annotations
@@ -28,14 +31,56 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
 from . import meaning
 
 RANK_FEATURES = ("cosine", "gap", "agreement", "keyword", "fused", "entity_named", "entity_margin", "exact_token")
-# every feature recall computes: the ranking's and the meaning's (kgmem.query.meaning); a model uses a subset
-FEATURES = RANK_FEATURES + meaning.FEATURES
+# features made of the two: ``entity_topic``, the entity margin as far as the topic is there (``entity_margin``
+# times ``topic_any``): memories about the person the question names leading the ranking say nothing when none
+# of the memories read says a word of what it asks ("what is Maya's favourite band?" over Maya's coffee) — a
+# linear model cannot make the absent topic veto the margin, this product can
+COMBINED_FEATURES = ("entity_topic",)
+# every feature recall computes: the ranking's, the meaning's (kgmem.query.meaning) and their products; a model
+# uses a subset
+FEATURES = RANK_FEATURES + meaning.FEATURES + COMBINED_FEATURES
 MODEL_FILE = "confidence.json"
+# which way each feature means: +1 more of it says the best hit answers, -1 that it does not, 0 either (a
+# retired best hit is stale for a question about now and right for one asked as of a past time). A model whose
+# coefficient points the other way has learnt a collinearity, not the meaning, and can make "nothing matches"
+# raise the confidence: scripts/fit_confidence.py refuses it (:func:`against_meaning`), a test checks the shipped
+# one.
+DIRECTION = MappingProxyType(
+    {
+        "cosine": 1,
+        "gap": 1,
+        "agreement": 1,
+        "keyword": 1,
+        "fused": 1,
+        "entity_named": 0,
+        "entity_margin": 1,
+        "exact_token": 1,
+        "coverage": 1,
+        "coverage_top3": 1,
+        "topic_any": 1,
+        "topic_seen": 1,
+        "topic_similarity": 1,
+        "topic_named": 1,
+        "topic_other": -1,
+        "attribution_margin": 1,
+        "pool_margin": 1,
+        "best_asks": -1,
+        "best_words": 1,
+        "retired": 0,
+        "entity_topic": 1,
+    }
+)
+
+
+def against_meaning(features: Any, coef: Any) -> list[str]:
+    """The features whose coefficient points against :data:`DIRECTION`."""
+    return [f for f, c in zip(features, coef) if DIRECTION[f] * c < 0]
 
 
 def best_cosine(hit: Any) -> float | None:
@@ -83,6 +128,11 @@ def features(
         "entity_margin": margin,
         "exact_token": 1.0 if shared_token else 0.0,
     }
+
+
+def combined(values: dict[str, float]) -> dict[str, float]:
+    """:data:`COMBINED_FEATURES` from the ranking's and the meaning's features."""
+    return {"entity_topic": values.get("entity_margin", 0.0) * values.get("topic_any", 0.0)}
 
 
 @dataclass(frozen=True)

@@ -498,6 +498,7 @@ def judge(
             read_topic,
         )
     )
+    values.update(confidence.combined(values))
     p_answer = model.probability(values) if model is not None else None
     if model is not None and p_answer is not None and hits and not judgements[0].why.startswith("exact token"):
         # the learned decision replaces the hand thresholds for the answer (an identifier of the question

@@ -25,14 +25,17 @@ def _fields(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
+TAIL = "(?: (?:" + "|".join(re.escape(t) for t in chatgen.TAILS) + "))?"
+
+
 def _pattern(template: str) -> re.Pattern[str]:
-    """A statement template as a regex: literal text kept, each slot matching any text."""
+    """A statement template as a regex: literal text kept, each slot matching any text, a tail allowed."""
     parts = []
     for literal, name, _, _ in string.Formatter().parse(template):
         parts.append(re.escape(literal))
         if name:
             parts.append(".+?")
-    return re.compile("".join(parts))
+    return re.compile("".join(parts) + TAIL)
 
 
 PATTERNS = {t.key: [_pattern(s) for s in t.say] for t in chatgen.TOPICS}
@@ -84,6 +87,10 @@ def test_topics_are_well_formed() -> None:
             assert "{p}" in q and q.endswith("?"), (t.key, q)
             assert _fields(q) - {"p"} <= said, (t.key, q)  # a question only names what every statement says
         assert _fields(t.echo) <= {"other"}, t.key
+    for line in (*chatgen.RELATE, *(x for lines in chatgen.LONG_REACTIONS.values() for x in lines)):
+        assert "{word}" in line and _fields(line) <= {"word", "other"}, line
+    assert set(chatgen.LONG_REACTIONS) == set(chatgen.REACTIONS)
+    assert all(not _fields(t) for t in chatgen.TAILS)
 
 
 # --------------------------------------------------------------------------- the conversations
@@ -189,6 +196,18 @@ def test_swapped_questions_name_the_other_speaker(convs: list[dict]) -> None:
             original = answerable[q["topic"]]
             assert original["gold"] == q["gold"]
             assert re.sub(rf"\b{re.escape(other)}\b", stater, q["question"]) == original["question"]
+
+
+def test_the_listener_answers_news_in_the_second_person_and_relates_it(convs: list[dict]) -> None:
+    """Harder negatives: the person a swapped question names often says the topic's word themselves."""
+    words = {t.word for t in chatgen.TOPICS}
+    long_or_relate = 0
+    for c in convs:
+        for r in c["records"]:
+            _, body = _speaker_body(r, c["speakers"])
+            if any(w in body for w in words) and re.search(r"\b(?:you|your|I've|I'll|I keep|My cousin|I'm)\b", body):
+                long_or_relate += 1
+    assert long_or_relate >= 2 * N
 
 
 def test_absent_topics_never_come_up(convs: list[dict]) -> None:

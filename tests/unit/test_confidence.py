@@ -26,6 +26,13 @@ def test_the_shipped_model_loads_with_its_data_version_and_no_locomo():
     assert model.threshold == 0.5  # calibrated: answer when the best hit more likely answers than not
 
 
+def test_every_feature_has_a_direction_and_the_shipped_model_keeps_to_it():
+    assert set(confidence.DIRECTION) == set(FEATURES)
+    model = confidence.shipped()
+    assert confidence.against_meaning(model.features, model.coef) == []
+    assert confidence.against_meaning(("cosine", "best_asks"), (-0.2, 0.1)) == ["cosine", "best_asks"]
+
+
 def test_the_data_version_is_the_hash_of_the_training_rows():
     rows = json.loads((ROOT / "bench" / "confidence_training.json").read_text())
     data = json.dumps([[r["source"], r["label"], r["x"]] for r in rows["rows"]])
