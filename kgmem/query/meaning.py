@@ -77,7 +77,9 @@ TIME_WORDS = frozenset(
     jan feb mar apr jun jul aug sep sept oct nov dec
     """.split()
 )
-_TITLE = re.compile(r"[A-Z][a-z]")
+# a name is Title-case throughout ("Caroline", "Jean-Luc", "Maya's"); a word with a capital inside it ("GraphQL",
+# "YouTube") names a thing the question asks about, so it is a topic term
+_TITLE = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)*(?:['’]s)?")
 
 
 @lru_cache(maxsize=65536)
@@ -141,7 +143,7 @@ def asked(question: str) -> Asked:
     for i, m in enumerate(tokens):
         w = m.group(0)
         # a name is written Title-case ("Caroline", not "CDN" or "SKU-77": those are the topic)
-        if i > 0 and _TITLE.match(w) and w.lower().rstrip("'’s") not in STOPWORDS | TIME_WORDS:
+        if i > 0 and _TITLE.fullmatch(w) and w.lower().rstrip("'’s") not in STOPWORDS | TIME_WORDS:
             names.append(words(w)[0] if words(w) else w.lower())
     name_set = set(names)
     sal = {

@@ -22,6 +22,13 @@ def test_question_words_and_stopwords_are_not_the_topic_and_stems_match():
     assert meaning.coverage(a, ["nothing related"]) == 0.0
 
 
+def test_a_word_with_a_capital_inside_is_a_topic_term_not_a_name():
+    a = meaning.asked("What did Diego say about GraphQL and YouTube, and did Jean-Luc or Maya's sister come?")
+    assert a.names == ("diego", "jean-luc", "maya")
+    assert {"graphql", "youtub"} <= set(a.salient)
+    assert meaning.coverage(a, ["Standup: Diego is back from vacation"]) == 0.0
+
+
 def test_coverage_is_weighted_by_rarity():
     a = meaning.asked("Which band did the user see at the stadium?")
     rare, common = a.salient[0], a.salient[-1]
