@@ -116,6 +116,20 @@ def test_the_reply_after_the_matching_turn_is_found_through_its_context(chat):
     assert "c3" in [h.id for h in named.hits]  # not a default channel, still one to name
 
 
+def test_the_context_vectors_are_the_normalised_sums_stored_as_32_bit_floats(chat):
+    import numpy as np
+
+    texts = {r["id"]: r["text"] for r in CHAT}
+    prev, own, nxt = chat.embedder.encode([texts[i] for i in ("c2", "c3", "c4")]).astype(np.float64)
+    props = _props(chat, "c3")
+    for key, total in (("context_embedding", prev + own), ("wide_embedding", prev + own + nxt)):
+        stored = np.array(props[key])
+        assert stored == pytest.approx(total / np.linalg.norm(total), abs=1e-6), key
+        # 32-bit like the embedding (db.create.setNodeVectorProperty): a Cypher SET keeps 64-bit floats, twice
+        # the bytes in the store and the page cache, whose values a 32-bit float cannot hold exactly
+        assert (stored.astype(np.float32).astype(np.float64) == stored).all(), key
+
+
 def test_forget_removes_the_forgotten_text_from_every_neighbours_context(chat):
     chat.forget("c2")
     for mem_id in ("c1", "c3", "c4"):
