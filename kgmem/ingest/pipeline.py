@@ -258,7 +258,7 @@ class Ingestor:
     ) -> None:
         if not items:
             return
-        known = [(r["key"], r["name"], r["aliases"]) for r in self.store.read("ingest/known_entities", tenant=tenant)]
+        known = [(k, n, a) for k, n, a in self.store.read("ingest/known_entities", tenant=tenant)[0]["entities"]]
         preparer = Preparer(
             self.vocabulary, embed=self.embedder.encode, known_entities=known, compile_text=self.compile_text
         )
