@@ -70,8 +70,8 @@ class Writing(GraphBase):
                 texts_out=warm.submit if infer_supersession else None,
             )
             lap("write")
-            if report.ids:  # the derived stream context of the new memories and their neighbours
-                _context.refresh_for(self.store, self.tenant, report.ids)
+            if report.ids or unchanged:  # the derived stream context of the new memories and their neighbours
+                _context.refresh_for(self.store, self.tenant, report.ids, unchanged=unchanged)
             lap("context")
             # unchanged records without any cause: a run killed after its write but before this pass left them
             # uninferred, and a re-run is what completes it (links are merged: a repeat creates nothing)

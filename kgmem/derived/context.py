@@ -60,11 +60,25 @@ def refresh(tx_or_store: Store | Tx, tenant: str, ids: Sequence[str]) -> int:
     return done
 
 
-def refresh_for(store: Store, tenant: str, written: Sequence[str]) -> int:
-    """After a write: recompute the context of the written memories, of their stream neighbours, and of any
-    memory still without one (facts compiled beside the records)."""
+def missing_among(store: Store, tenant: str, ids: Sequence[str]) -> list[str]:
+    """Of ``ids`` and the memories derived from them, those without a context (read by id)."""
+    out: set[str] = set()
+    for i in range(0, len(ids), _CHUNK):
+        out.update(store.read("derived/missing_context_of", tenant=tenant, ids=list(ids[i : i + _CHUNK]))[0]["ids"])
+    return sorted(out)
+
+
+def refresh_for(store: Store, tenant: str, written: Sequence[str], *, unchanged: Sequence[str] | None = None) -> int:
+    """After a write: recompute the context of the written memories and of their stream neighbours, and add the
+    context of what has none. An ingest passes its records already stored as ``unchanged``: then only the
+    written and unchanged memories and the facts compiled from them are looked at (the records of a run killed
+    between its write and this pass are among a re-run's unchanged), so an ingest costs what it writes; without
+    it (forget, gc, consolidation write memories of their own), every memory of the tenant is."""
     ids = set(affected(store, tenant, written)) if written else set()
-    ids.update(r["id"] for r in store.read("derived/missing_context", tenant=tenant))
+    if unchanged is None:
+        ids.update(r["id"] for r in store.read("derived/missing_context", tenant=tenant))
+    else:
+        ids.update(missing_among(store, tenant, [*written, *unchanged]))
     return refresh(store, tenant, sorted(ids))
 
 

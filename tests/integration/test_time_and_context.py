@@ -130,6 +130,38 @@ def test_the_context_vectors_are_the_normalised_sums_stored_as_32_bit_floats(cha
         assert (stored.astype(np.float32).astype(np.float64) == stored).all(), key
 
 
+def test_a_re_run_adds_the_context_a_run_killed_before_its_context_pass_left_out(chat, neo4j_connection):
+    from neo4j import GraphDatabase
+
+    before = {i: _props(chat, i) for i in ("c2", "c3")}
+    uri, user, password, _ = neo4j_connection
+    with GraphDatabase.driver(uri, auth=(user, password)) as driver:  # as a run killed after its write leaves them
+        driver.execute_query(
+            "MATCH (m:Memory {tenant: $t}) WHERE m.id IN ['c2', 'c3'] "
+            "REMOVE m.context_text, m.window_text, m.context_embedding, m.wide_embedding",
+            t=chat.tenant,
+        )
+    assert "context_text" not in _props(chat, "c3")
+    again = chat.ingest(
+        [{**r, "stream": "conv/session_1", "entities": [r["text"].split(":")[0]]} for r in CHAT]
+    )  # the same ingest again: every record is unchanged, nothing is written
+    assert again.ids == [] and again.errors == []
+    for mem_id, props in before.items():
+        after = _props(chat, mem_id)
+        for key in ("context_text", "window_text", "context_embedding", "wide_embedding"):
+            assert after[key] == props[key], (mem_id, key)
+
+
+def test_a_fact_compiled_from_a_record_gets_its_context_with_the_record(mg):
+    rep = mg.ingest([{"id": "ph", "text": "Maya's phone number is 555-0101.", "at": "2026-01-01"}])
+    assert rep.facts >= 1
+    facts = [r for r in mg.store.read("export/memories", tenant=mg.tenant) if r["id"] != "ph"]
+    assert facts
+    for f in facts:  # a fact has no stream: it reads as itself
+        props = dict(f["props"])
+        assert props["context_text"] == props["text"] and len(props["wide_embedding"]) == 384
+
+
 def test_forget_removes_the_forgotten_text_from_every_neighbours_context(chat):
     chat.forget("c2")
     for mem_id in ("c1", "c3", "c4"):
