@@ -163,7 +163,7 @@ def corpus(store: Store, tenant: str) -> Corpus | None:
     kept = state.corpus(tenant)
     if isinstance(kept, Corpus) and kept.version == current:
         return kept
-    rows = store.read("recall/tenant_texts", tenant=tenant, limit=SMALL_TENANT)
+    rows = store.read("recall/tenant_texts", tenant=tenant, limit=SMALL_TENANT)[0]["memories"]
     built = Corpus.build(current, rows)
     state.keep_corpus(tenant, built)
     return built

@@ -217,3 +217,40 @@ def test_timeline_before_and_after_along_next(mg):
     )
     rows = mg.timeline("t3", before=2, after=2)
     assert [(r["id"], r["offset"]) for r in rows] == [("t1", -2), ("t2", -1), ("t3", 0), ("t4", 1), ("t5", 2)]
+
+
+def test_timeline_by_valid_time_orders_ties_by_id_and_reads_only_what_it_returns(mg, neo4j_connection):
+    from neo4j import GraphDatabase
+
+    from kgmem.store import cypher
+    from kgmem.store.session import to_params
+
+    # no stream: the timeline is by valid time; three memories share the middle instant
+    recs = [
+        {"id": f"v{i:03d}", "text": f"note {i} on the depot", "at": f"2026-03-{1 + i // 10:02d}T{i % 10:02d}:00:00Z"}
+        for i in range(200)
+    ]
+    recs += [{"id": tid, "text": f"tied note {tid}", "at": "2026-03-11T05:00:00Z"} for tid in ("tb", "tc", "ta")]
+    assert mg.ingest(recs, infer_causes=False, infer_supersession=False).errors == []
+    rows = mg.timeline("tb", before=3, after=3)
+    assert [(r["id"], r["offset"]) for r in rows] == [
+        ("v103", -3),
+        ("v104", -2),
+        ("ta", -1),
+        ("tb", 0),
+        ("tc", 1),
+        ("v105", 2),
+        ("v106", 3),
+    ]  # v105 is at the tied instant too: ties go by id
+    uri, user, password, _ = neo4j_connection
+    params = to_params({"tenant": mg.tenant, "memory_id": "tb", "before": 3, "after": 3})
+    with GraphDatabase.driver(uri, auth=(user, password)) as driver, driver.session() as s:
+        result = s.run("PROFILE " + cypher.load("timeline/around_time").text, params)
+        assert [r["id"] for r in result] == [r["id"] for r in rows]
+        hits = _db_hits(result.consume().profile)
+    # each side reads the few index entries nearest the memory, not every memory on that side (~800 before)
+    assert hits < 200, hits
+
+
+def _db_hits(plan: dict) -> int:
+    return (plan.get("dbHits") or 0) + sum(_db_hits(c) for c in plan.get("children", []))

@@ -36,3 +36,10 @@ def test_the_known_entities_come_as_one_row(mg):
     # the driver spends ~30 µs on each record it receives: thousands of entities as rows cost more than the write
     assert len(rows) == 1
     assert sorted(k for k, _, _ in rows[0]["entities"]) == ["jon", "lisbon", "maya"]
+
+
+def test_a_small_tenants_texts_come_as_one_row(mg):
+    mg.ingest([{"text": f"Pottery class number {i}"} for i in range(3)])
+    rows = mg.store.read("recall/tenant_texts", tenant=mg.tenant, limit=2000)
+    assert len(rows) == 1 and len(rows[0]["memories"]) == 3
+    assert {"id", "text", "context_text", "window_text"} <= set(rows[0]["memories"][0])
