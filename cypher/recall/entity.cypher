@@ -1,17 +1,16 @@
 // name: recall/entity
 // Entity channel alone (used when a time window runs the channels apart): the entities the question names
-// (the entity matcher) → eligible memories mentioning them, by entities matched, then cosine. The matcher
+// (the entity matcher) → eligible memories mentioning them, by entities matched, then the newest. The matcher
 // and the eligibility rule are expanded from kgmem/store/rules.py, the same text as in
 // recall/candidates.
 // params: $key_ngrams (list of strings or null: every run of up to 8 words of the question's entity key), $named_keys (list of strings), $max_mentions (int),
-//         $vector (list of 384 floats), $depth (int), $tenant (string), $user (string or null),
+//         $depth (int), $tenant (string), $user (string or null),
 //         $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null)
-// returns: entities (list of {key, name}), entity (list of {id, score}, best first) — always one row
+// returns: entities (list of {key, name}), entity (list of {id, score: null}, best first) — always one row
 :param key_ngrams => ['what', 'what did', 'did', 'did ravi', 'ravi', 'ravi say', 'say', 'say about', 'about', 'about onboarding', 'onboarding'];
 :param named_keys => ['ravi'];
 :param max_mentions => 300;
-:param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param depth => 20;
 :param tenant => 'demo';
 :param user => null;
@@ -41,10 +40,9 @@ CALL (ents) {
              OR ($at IS NOT NULL AND m.at <= $at
                  AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at)))
   WITH m, count(DISTINCT e) AS matched
-  WITH m, matched, vector.similarity.cosine(m.embedding, $vector) AS score
-  ORDER BY matched DESC, score DESC, m.id ASC
+  ORDER BY matched DESC, m.at DESC, m.id ASC
   LIMIT $depth
-  RETURN collect({id: m.id, score: score}) AS entity
+  RETURN collect({id: m.id, score: null}) AS entity
 }
 // [[[end]]]
 RETURN [e IN ents | {key: e.key, name: e.name}] AS entities, entity

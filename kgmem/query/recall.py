@@ -326,8 +326,9 @@ def read_details(
 
 
 def known_similarities(found: dict[str, ch.Candidates], ids: Sequence[str]) -> dict[str, float]:
-    """The normalised cosines to the question the channels already scored for ``ids`` (the vector channel's and
-    the entity channel's, both of the memory's own vector), which recall/details reads instead of computing."""
+    """The normalised cosines to the question the channels already scored for ``ids`` (the vector channel's, of
+    the memory's own vector; the entity channel scores none, its None is skipped), which recall/details reads
+    instead of computing."""
     wanted = set(ids)
     out: dict[str, float] = {}
     for name in ("vector", "entity"):

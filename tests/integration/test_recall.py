@@ -493,3 +493,19 @@ def test_details_reads_full_maps_for_the_kept_and_pool_maps_for_the_rest(mg):
     )
     cosines = {r["hit"]["id"]: 2 * r["hit"]["similarity"] - 1 for r in computed}
     assert len(res.hits) == 2 and all(abs(h.similarity - cosines[h.id]) < 1e-6 for h in res.hits)
+
+
+def test_the_entity_channel_brings_in_a_named_entitys_memories_by_entities_matched_then_newest(mg):
+    """No cosine per memory of the entity (at 100k a median of ~1,500 of them: a third of recall): the order only
+    decides which of a broad entity's memories come in, its weight in the fusion is 0."""
+    mg.ingest(
+        [
+            {"id": "old", "text": "Maya bought a cello", "at": "2026-01-01", "entities": ["Maya"]},
+            {"id": "new", "text": "Maya went hiking in the Alps", "at": "2026-03-01", "entities": ["Maya"]},
+            {"id": "both", "text": "Maya and Jon played a duet", "at": "2025-06-01", "entities": ["Maya", "Jon"]},
+            {"id": "jon", "text": "Jon plays the cello too", "at": "2026-02-01", "entities": ["Jon"]},
+        ]
+    )
+    entity = mg.recall("What did Maya play with Jon?", k=4, explain=True).explain["channels"]["entity"]
+    assert entity["ids"] == ["both", "new", "jon", "old"] and entity["scores"] == [None] * 4
+    assert entity["score"] == "entities matched, then the newest"

@@ -9,7 +9,7 @@
 //             text / its stream context for $lucene (escaped user words; null = skip), or — $given not
 //             null — the ranking a small tenant's own BM25 gave ($given.<channel>: ids and scores, best first);
 //   entity  — entities named in the question (the entity matcher) → memories mentioning them, by entities
-//             matched, then cosine.
+//             matched, then the newest.
 // Only the channels named in $channels run (the others return 0 fetched and an empty list). The entities are
 // matched whenever $key_ngrams is not null (a null skips the entity channel), so that every candidate's map says
 // which of them it mentions, also in a call that runs only the vector channels beside one that runs the others
@@ -223,10 +223,9 @@ CALL (ents) {
              OR ($at IS NOT NULL AND m.at <= $at
                  AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at)))
   WITH m, count(DISTINCT e) AS matched
-  WITH m, matched, vector.similarity.cosine(m.embedding, $vector) AS score
-  ORDER BY matched DESC, score DESC, m.id ASC
+  ORDER BY matched DESC, m.at DESC, m.id ASC
   LIMIT $depth
-  RETURN collect({id: m.id, score: score}) AS entity
+  RETURN collect({id: m.id, score: null}) AS entity
 }
 // [[[end]]]
 WITH vector_fetched, vector_eligible, vector, keyword_fetched, keyword_eligible, keyword,
