@@ -258,7 +258,7 @@ class Ingestor:
     ) -> None:
         if not items:
             return
-        known = [(k, n, a) for k, n, a in self.store.read("ingest/known_entities", tenant=tenant)[0]["entities"]]
+        known = self.store.read("ingest/known_entities", tenant=tenant)[0]["entities"]  # [key, name, aliases] each
         preparer = Preparer(
             self.vocabulary, embed=self.embedder.encode, known_entities=known, compile_text=self.compile_text
         )

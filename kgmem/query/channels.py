@@ -64,7 +64,7 @@ MAX_ENTITY_MENTIONS = 5000  # broader entities cost a cosine per mention; a spea
 class Candidates:
     channel: str
     ids: list[str]
-    scores: list[float | None]  # None: a cosine against a memory without an embedding (the entity channel)
+    scores: list[float | None]  # None: no score (the entity channel ranks by entities matched, then the newest)
     detail: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -107,8 +107,8 @@ CALL () {
 # The entity channel's memories: eligible memories mentioning the matched entities, by entities matched, then the
 # newest; at most $depth. It ranked them by cosine to the question until 2026-12-04: a cosine for every memory of
 # the matched entities (a median of 1,518 on a 100k synthetic tenant: 47 ms, against 12 ms without) — the vector
-# channels rank by meaning already; LoCoMo's development half gave the same frac@10 either way (0.7809). Yields ``entity`` (a list of {id, score}). In recall/candidates
-# they are read only when 'entity' is in $channels: the call that runs the vector channels beside the one that
+# channels rank by meaning already; LoCoMo's development half gave the same frac@10 either way (0.7809). Yields
+# ``entity`` (a list of {id, score: null}). In recall/candidates they are read only when 'entity' is in $channels: the call that runs the vector channels beside the one that
 # runs the others matches the entities too (its candidates' maps say which they mention) but leaves this to it.
 ENTITY_MEMORIES = """\
 CALL (ents) {
