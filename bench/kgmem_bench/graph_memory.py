@@ -232,7 +232,7 @@ def _wikiwhy(ctx: BenchContext) -> tuple[list[dict], dict]:
     question = json.loads((WIKIWHY / "question.json").read_text())["question"]
     keys = sorted(cause, key=int)
     if ctx.quick:
-        keys = keys[:500]
+        keys = keys[:150]
     records = []
     for k in keys:
         records.append({"id": f"ww{k}-c", "text": cause[k], "at": "2026-01-01T00:00:00Z"})

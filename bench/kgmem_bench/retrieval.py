@@ -165,13 +165,13 @@ def _wikiwhy(ctx: BenchContext) -> dict:
     cause = json.loads((WIKIWHY / "cause.json").read_text())["cause"]
     effect = json.loads((WIKIWHY / "effect.json").read_text())["effect"]
     question = json.loads((WIKIWHY / "question.json").read_text())["question"]
-    keys = sorted(cause, key=int)[: 500 if ctx.quick else 4000]
+    keys = sorted(cause, key=int)[: 150 if ctx.quick else 4000]
     records = []
     for k in keys:
         records.append({"id": f"ww{k}-c", "text": cause[k], "at": "2026-01-01T00:00:00Z"})
         records.append({"id": f"ww{k}-e", "text": effect[k], "at": "2026-01-02T00:00:00Z"})
     flat = Flat(ctx, records)
-    sample = keys[: 300 if ctx.quick else 1000]
+    sample = keys[: 100 if ctx.quick else 1000]
     runs = {n: [] for n in ("kgmem recall", "flat vector", "flat BM25", "RRF(vector, BM25)")}
     with ctx.memory_graph() as mg:
         mg.ingest(records, infer_causes=False)

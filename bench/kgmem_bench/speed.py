@@ -31,7 +31,7 @@ from .runner import BenchContext, suite
 K = 10
 CONTEXT_CHANNELS = ("context_vector", "wide_vector", "context_keyword", "window_keyword")  # the derived ones
 LATENCY_QUERIES = 200
-LATENCY_QUERIES_QUICK = 60
+LATENCY_QUERIES_QUICK = 30
 SMALL_TENANT = 1_000  # the small tenant measured alone and beside each big one
 SMALL_QUESTIONS = 50
 PROFILE_QUERIES = 30  # recalls with explain, for the per-step profile

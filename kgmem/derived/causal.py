@@ -1,6 +1,6 @@
 """Inferred causal links: a memory that states its cause in words ("because …", "due to …", "caused by …",
 "after …", "since …") is linked to the earlier memory of the same tenant that best matches the cause
-clause — found with hybrid recall restricted to memories before the effect — with ``inferred: true`` and a
+clause — found by the vector channel among memories before the effect — with ``inferred: true`` and a
 confidence. Below the threshold there is no link; an explicit ``caused_by`` always wins (memories that have
 one are not inferred for). All inferred links can be dropped and rebuilt from the memories.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..embed import Embedder
 from ..query.filters import build_filters
-from ..query.recall import RecallOptions, recall
+from ..query.recall import RecallOptions, rank
 from ..query.timeparse import parse_time_filter
 from ..results import cosine
 from ..store import Store
@@ -88,6 +88,14 @@ class InferencePolicy:
     stream_window: int = 50  # how many earlier memories of that stream are considered
 
 
+def _candidates(policy: InferencePolicy) -> RecallOptions:
+    """The cause candidates of one clause: the nearest earlier memories by cosine. The confidence is the cosine
+    (times the marker's strength), so the vector channel's top-k holds the best candidate; the fused recall of
+    every channel, judged, cost a third more for no other link (the reliability suite's crash corpus of 3,000
+    records: the pass 22.3 → 15.1 s, the same 156 links)."""
+    return RecallOptions(k=policy.candidates, depth=20, channels=("vector",), learned=False)
+
+
 def infer_links(
     store: Store, embedder: Embedder, tenant: str, ids: list[str], policy: InferencePolicy = InferencePolicy()
 ) -> list[dict]:
@@ -105,7 +113,7 @@ def infer_links(
         best = None  # (confidence, cosine, cause id, clause)
         for cl in clauses[:2]:
             filters, _ = build_filters(cl.clause, tenant=tenant, until=row["at"], time_phrases="off")
-            found = recall(store, embedder, cl.clause, filters, cl.clause, RecallOptions(k=policy.candidates, depth=20))
+            found = rank(store, embedder, cl.clause, filters, cl.clause, _candidates(policy), pool=False)
             scored = [(h.id, h.similarity, 0.0) for h in found.hits[: policy.candidates] if h.similarity is not None]
             if row["stream"]:
                 vec = embedder.encode_one(cl.clause)  # cached: recall just embedded the same clause

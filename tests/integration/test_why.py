@@ -241,3 +241,32 @@ def test_timeline_by_valid_time_orders_ties_by_id(mg):
 
 def _db_hits(plan: dict) -> int:
     return (plan.get("dbHits") or 0) + sum(_db_hits(c) for c in plan.get("children", []))
+
+
+def test_a_cause_in_words_is_found_by_the_vector_channel_alone(mg, monkeypatch):
+    # the link's confidence is the cosine, so the nearest memories hold the best candidate: the pass reads the
+    # vector channel only (the fused recall of every channel, judged, cost a third more for the same links)
+    read = mg.store.read
+    names: list[str] = []
+
+    def spy(name, **params):
+        names.append(name)
+        return read(name, **params)
+
+    monkeypatch.setattr(mg.store, "read", spy)
+    mg.ingest(
+        [
+            {"id": "disk", "text": "The disk on db-1 filled up with audit logs", "at": "2026-02-01"},
+            {"id": "down", "text": "Checkout went down because the disk on db-1 filled up", "at": "2026-02-02"},
+        ],
+        infer_supersession=False,
+    )
+    links = [e for e in read("export/edges", tenant=mg.tenant) if e["type"] == "CAUSED_BY"]
+    assert [(e["from"], e["to"], e["props"]["inferred"]) for e in links] == [("down", "disk", True)]
+    channels = {n for n in names if n.startswith("recall/")}
+    assert channels and channels <= {
+        "recall/vector",
+        "recall/vector_exact",
+        "recall/eligible_count",
+        "recall/details",
+    }, names
