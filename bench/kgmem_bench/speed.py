@@ -87,17 +87,20 @@ def _later_batch(n: int, *, seed: int, after: list[dict]) -> list[dict]:
     return out
 
 
-def _settle(ctx: BenchContext, max_wait: float = 180.0) -> float:
+def _settle(ctx: BenchContext, max_wait: float | None = None) -> float:
     """Wait until the local Neo4j is quiet after a large ingest (Lucene merges, checkpoints), so latency is
     measured on an idle server rather than beside background work; returns the seconds waited. With a
-    remote server (NEO4J_URI) it waits a fixed 20 s."""
+    remote server (NEO4J_URI) it waits a fixed 20 s. At most ``max_wait`` s (180; ``--quick``: 10, whose
+    small stores are written in seconds and whose figures are rough)."""
     from kgmem import server
 
+    if max_wait is None:
+        max_wait = 10.0 if ctx.quick else 180.0
     t0 = time.perf_counter()
     info = server.status()
     pid = info.get("pid") if not os.environ.get("NEO4J_URI") else None
     if not pid:
-        time.sleep(20)
+        time.sleep(min(20.0, max_wait))
         return time.perf_counter() - t0
 
     def cpu() -> float:

@@ -150,12 +150,14 @@ def vector(
     *,
     overfetch: int = 10,
     initial_fetch: int | None = None,
+    window_exact: bool = True,
 ) -> Candidates:
     """The memory's own vector channel on its own: an exact scan of a small time window, or of a tenant that is
     a sliver of the index (5.26), else the index widened until ``k`` survive, then the exact scan if not.
-    ``vec``: the question's vector (a numpy array or a list of floats)."""
+    ``vec``: the question's vector (a numpy array or a list of floats). ``window_exact=False``: a time window
+    that holds most of the tenant (everything before a memory) goes to the index like no window."""
     vec = vec.tolist() if hasattr(vec, "tolist") else list(vec)
-    if filters.start is not None or filters.end is not None:
+    if window_exact and (filters.start is not None or filters.end is not None):
         n = store.read("recall/eligible_count", limit=EXACT_LIMIT + 1, **filters.params())[0]["eligible"]
         if n <= EXACT_LIMIT:
             return _exact(store, vec, filters, k, [], eligible=n)

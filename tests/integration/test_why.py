@@ -244,8 +244,8 @@ def _db_hits(plan: dict) -> int:
 
 
 def test_a_cause_in_words_is_found_by_the_vector_channel_alone(mg, monkeypatch):
-    # the link's confidence is the cosine, so the nearest memories hold the best candidate: the pass reads the
-    # vector channel only (the fused recall of every channel, judged, cost a third more for the same links)
+    # the link's confidence is the cosine, so the nearest memories hold the best candidate: the pass asks the
+    # vector index only (the fused recall of every channel, judged, cost 5× as much for the same links)
     read = mg.store.read
     names: list[str] = []
 
