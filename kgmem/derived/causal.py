@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 from ..embed import Embedder
-from ..query.filters import build_filters
 from ..query import channels
+from ..query.filters import build_filters
 from ..query.timeparse import parse_time_filter
 from ..results import cosine
 from ..store import Store
