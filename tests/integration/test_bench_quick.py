@@ -14,10 +14,10 @@ import pytest
 @pytest.mark.slow
 def test_bench_quick_runs_every_suite(cli_env, tmp_path):
     out = tmp_path / "results"
-    # every suite end to end, at the smallest sizes that still exercise each part: the speed suite at 1,000
+    # every suite end to end, at the smallest sizes that still exercise each part: the speed suite at 500
     # memories (its ratios are reported, not asserted) and the reliability suite's rows with two of its quick
     # checks (every check is a test of its own in tests/reliability, at larger sizes)
-    env = dict(cli_env, KGMEM_BENCH_SIZES="1000", KGMEM_RELIABILITY_CHECKS="malformed,cypher")
+    env = dict(cli_env, KGMEM_BENCH_SIZES="500", KGMEM_RELIABILITY_CHECKS="malformed,cypher")
     proc = subprocess.run(
         [sys.executable, "-m", "kgmem", "bench", "--quick", "--out", str(out)],
         env=env,
