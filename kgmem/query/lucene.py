@@ -6,7 +6,8 @@ BM25 ranking. User text never becomes query syntax.
 
 Question words and auxiliaries ("why", "did", "what", "does", ...) are dropped: the index's English analyser
 keeps them, and in a store of notes they match every other question-shaped memory ("why did the team ...")
-while saying nothing about the subject. A question made only of such words keeps them.
+while saying nothing about the subject. So are pronouns ("what discount did *we* get from the CDN?": a note
+that says "We chose Fastly" is not about a discount). A question made only of such words keeps them.
 """
 
 from __future__ import annotations
@@ -55,6 +56,13 @@ QUESTION_WORDS = frozenset(
         "am",
     )
 )
+# the persons a question speaks of by pronoun ("what did *we* decide?", "what is *my* password?"): the index's
+# English analyser keeps them, and a note that happens to say "We chose Fastly" then outranks the one with the
+# subject ("a 15% discount with the CDN provider") for "what discount did we get from the CDN?"
+PRONOUNS = frozenset(
+    "i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his himself she her "
+    "hers herself it its itself they them their theirs themselves".split()
+)
 
 
 def escape(term: str) -> str:
@@ -64,7 +72,7 @@ def escape(term: str) -> str:
 def terms(text: str, max_terms: int = 32) -> list[str]:
     """Tokens of the text (ids like ERR-4411 and v2.3.1 stay whole), without trailing punctuation and
     without question words (unless nothing else is left)."""
-    out = _terms(text, max_terms, skip=QUESTION_WORDS)
+    out = _terms(text, max_terms, skip=QUESTION_WORDS | PRONOUNS)
     return out or _terms(text, max_terms, skip=frozenset())
 
 

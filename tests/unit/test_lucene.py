@@ -24,6 +24,15 @@ def test_question_words_are_dropped_unless_nothing_else_is_left():
     assert to_query("   ") is None
 
 
+def test_pronouns_are_dropped_a_note_that_says_we_is_not_about_the_subject():
+    # "We chose Fastly as the CDN" outranked "a 15% discount with the CDN provider" on "we" alone
+    assert to_query("what discount did we get from the CDN?") == "discount get from the CDN"
+    assert terms("what did we decide last week?") == ["decide", "last", "week"]
+    assert to_query("How is my sister doing?") == "sister doing"
+    assert to_query("what did she say to them?") == "say to"
+    assert to_query("who are we?") == "who are we"  # nothing else left: keep them
+
+
 def test_words_written_like_names_count_less_but_calendar_words_do_not():
     assert to_query("What book did Caroline recommend?") == "book Caroline^0.3 recommend"
     assert to_query("what happened on Friday in March") == "happened on Friday in March"
