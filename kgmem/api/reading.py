@@ -98,7 +98,7 @@ class Reading(GraphBase):
         a window that holds nothing eligible is dropped and says so in ``reason``. ``"filter"`` / ``"rank"``
         force one use, False ignores phrases. Explicit ``since``/``until``/``at`` are always hard filters.
         The result may abstain. ``channels`` (default: ``kgmem.query.recall.DEFAULT_CHANNELS``, all of
-        ``CHANNELS`` but ``context_vector``) runs only the named channels (one name or several).
+        ``CHANNELS``) runs only the named channels (one name or several).
         """
         from ..query.abstain import AbstainPolicy
         from ..query.filters import build_filters
