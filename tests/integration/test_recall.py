@@ -265,6 +265,20 @@ def test_recall_runs_only_the_named_channels(mg, monkeypatch):
     assert rows[-1]["entities"] and all(rows[-1][f"{c}_fetched"] == 0 for c in CHANNELS if c != "entity")
 
 
+@pytest.mark.parametrize("key", ["fx-rv-kayak", "fx-vc-choir"])
+def test_the_memory_read_in_its_stream_puts_what_holds_now_first(mg, key):
+    """Why context_vector is a default channel: in these two update fixtures the newer statement ("sold the
+    kayak … I'd rather sleep in on sundays now") is first only with it; without it a neighbour ranks first
+    (as for 7 of updates-dev's as-of questions)."""
+    (case,) = [c for c in json.loads((FIXTURES / "updates" / "cases.json").read_text()) if c["key"] == key]
+    mg.ingest([{k: m[k] for k in ("id", "text", "at")} for m in case["memories"]])
+    q = case["questions"][0]
+    assert "at" not in q
+    assert mg.recall(q["q"], k=10).hits[0].id == q["current"]
+    without = mg.recall(q["q"], k=10, channels=[c for c in CHANNELS if c != "context_vector"])
+    assert without.hits[0].id != q["current"]
+
+
 def test_the_vector_channels_and_the_others_run_side_by_side_and_merge(mg, monkeypatch):
     """Two recall/candidates calls, one per family: each runs only its own channels, both match the question's
     entities (so every candidate's map says which it mentions: the boost reads them whichever call found it),
