@@ -42,31 +42,35 @@ from typing import AbstractSet, Any, Iterable, Sequence
 
 import snowballstemmer
 
+from . import lucene
+
 IDF_FILE = "idf.json"
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,]\d+)?")
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’\-]*(?: [A-Z][\w'’\-]*)?):\s")
 _CAP = re.compile(r"\b([A-Z][a-z][\w'’\-]*)")
 # question words, auxiliaries, pronouns, the words of a question's frame ("what kind of", "the name of") and
-# common English stopwords: none of them names what a question is about
-STOPWORDS = frozenset(
-    """
-    a about above after again against all also am an and any are aren't as at be because been before being below
-    between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
-    either else ever every few for from further get gets got had hadn't has hasn't have haven't having he he'd
-    he'll he's her here here's hers herself him himself his how how's however i i'd i'll i'm i've if in into is
-    isn't it it's its itself just let's like many may me might more most much must mustn't my myself no nor not
-    now of off often on once one only or other others ought our ours ourselves out over own per perhaps please
-    quite rather really same shan't she she'd she'll she's should shouldn't since so some something such than
-    that that's the their theirs them themselves then there there's these they they'd they'll they're they've
-    this those though through thus to too under until up upon us very was wasn't we we'd we'll we're we've were
-    weren't what what's whatever when when's where where's whether which while who who's whom whose why why's
-    will with within without won't would wouldn't yet you you'd you'll you're you've your yours yourself
-    yourselves kind type sort name names named called thing things stuff way ways time times did does do
-    according mention mentioned say said says tell told think thought know knew known recently usually still
-    going go goes went gone get getting make makes made take took taken lot lots well yes yeah oh ok okay
-    anything everything something nothing happened happen happens up
-    """.split()
+# common English stopwords: none of them names what a question is about (the question words and pronouns are the
+# keyword channels' own, :mod:`kgmem.query.lucene`, so both drop the same ones)
+STOPWORDS = (
+    frozenset(
+        """
+        a about above after again against all also an and any aren't as at be because been before being below
+        between both but by can't cannot couldn't doing down during each either else ever every few for from further
+        get gets got hadn't hasn't haven't having he'd he'll he's here here's however i'd i'll i'm i've if in into
+        isn't it's just let's like many may might more most much must mustn't no nor not now of off often on once
+        one only or other others ought out over own per perhaps please quite rather really same shan't she'd she'll
+        she's shouldn't since so some something such than that that's the then there there's these they'd they'll
+        they're they've this those though through thus to too under until up upon very wasn't we'd we'll we're we've
+        weren't whatever whether while why's will with within without won't wouldn't yet you'd you'll you're you've
+        kind type sort name names named called thing things stuff way ways time times according mention mentioned
+        say said says tell told think thought know knew known recently usually still going go goes went gone get
+        getting make makes made take took taken lot lots well yes yeah oh ok okay anything everything something
+        nothing happened happen happens up
+        """.split()
+    )
+    | lucene.QUESTION_WORDS
+    | lucene.PRONOUNS
 )
 # a time phrase filters or ranks by time (kgmem.query.timeparse); it is not what a question is about
 TIME_WORDS = frozenset(
