@@ -43,9 +43,9 @@ CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "con
 # the channels recall runs unless told: all of them. ``context_vector`` was left out for a while (2026-12-04): on
 # LoCoMo's development half frac@10 was 0.781 with and without it, recall p50 65 → 55 ms — but without it
 # updates-dev's as-of questions found the version valid then first for 40 of 55 instead of 46 (it came second,
-# behind another note of the same stream: "Marcus Bell: BMI 31.2" above his smoking history), and the retrieval fixtures' confidently wrong rose 5 → 6 of 94; a channel is judged on every data set, not
-# one. Without wide_vector LoCoMo gave 0.778, context_keyword 0.763, window_keyword 0.759, all four context
-# channels 0.677.
+# behind another note of the same stream: "Marcus Bell: BMI 31.2" above his smoking history), and the retrieval
+# fixtures' confidently wrong rose 5 → 6 of 94; a channel is judged on every data set, not one. Without
+# wide_vector LoCoMo gave 0.778, context_keyword 0.763, window_keyword 0.759, all four context channels 0.677.
 DEFAULT_CHANNELS = CHANNELS
 TRANSFORM_VERSION = "recall/v2"
 STATEMENTS = ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword", "recall/entity")
