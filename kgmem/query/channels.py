@@ -39,6 +39,7 @@ __all__ = tuple(
         "all_channels",
         "entity",
         "families",
+        "family_fetch",
         "first_fetch",
         "merge_rows",
         "index_channel",
@@ -82,6 +83,17 @@ def first_fetch(state: RuntimeState, tenant: str, channel: str, depth: int) -> i
     if share is None:
         share = DEFAULT_SHARE
     return int(min(MAX_FETCH, max(depth * 2, 50, depth / max(share, 0.01) * 1.3)))
+
+
+def family_fetch(state: RuntimeState, tenant: str, channels: tuple[str, ...], depth: int) -> tuple[int, int]:
+    """The index fetch of the vector searches and of the fulltext ones (``recall/candidates`` takes one for each
+    family): the most that any of the family's ``channels`` needs, each by the share learnt on its own index — the
+    window index of a chat tenant beside another's short notes can keep far fewer than its memory index."""
+    fetch = {c: first_fetch(state, tenant, c, depth) for c in ("vector", "keyword", *channels)}
+    return (
+        max((fetch[c] for c in channels if c in VECTOR_INDEXES), default=fetch["vector"]),
+        max((fetch[c] for c in channels if c in KEYWORD_INDEXES), default=fetch["keyword"]),
+    )
 
 
 def note_survival(state: RuntimeState, tenant: str, channel: str, fetched: int, eligible: int) -> None:
@@ -308,7 +320,7 @@ def all_channels(
     own statement. ``given``: a small tenant's keyword rankings by its own statistics
     (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks)."""
     tenant, state = filters.tenant, store.runtime
-    v_fetch, k_fetch = first_fetch(state, tenant, "vector", depth), first_fetch(state, tenant, "keyword", depth)
+    v_fetch, k_fetch = family_fetch(state, tenant, channels, depth)
     exact = use_exact(store, tenant, depth)
     if exact:  # 5.26, a tenant that is a sliver of the index: its memories are scanned; keep what the rule kept
         v_fetch = MAX_FETCH
@@ -378,8 +390,7 @@ def _from_row(
     if is_vector and exact:  # every eligible memory was scored: nothing to widen, no index share learnt
         return _scored(name, hits, {"tries": [{"exact": True, "eligible": row[f"{name}_eligible"], "kept": len(hits)}]})
     tries = [{"fetch": fetch, "fetched": row[f"{name}_fetched"], "kept": len(hits)}]
-    channel = "vector" if is_vector else "keyword"
-    note_survival(store.runtime, filters.tenant, channel, row[f"{name}_fetched"], row[f"{name}_eligible"])
+    note_survival(store.runtime, filters.tenant, name, row[f"{name}_fetched"], row[f"{name}_eligible"])
     if (is_vector or q.keys.lucene) and len(hits) < depth and row[f"{name}_fetched"] >= fetch:
         c = index_channel(store, name, q, filters, depth, initial_fetch=min(MAX_FETCH, fetch * 4))
         c.detail["tries"] = tries + c.detail.get("tries", [])

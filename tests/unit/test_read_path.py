@@ -162,6 +162,20 @@ def test_first_fetch_from_the_learnt_share():
     assert ch.first_fetch(state, "other", "vector", 10) == 50  # at least 50
 
 
+def test_each_channel_learns_its_own_share_and_a_family_fetches_what_its_neediest_channel_needs():
+    state = RuntimeState("db")
+    channels = ("vector", "keyword", "entity", "window_keyword")
+    assert ch.family_fetch(state, "t", channels, 20) == (52, 52)  # nothing learnt: half assumed
+    ch.note_survival(state, "t", "keyword", 100, 90)
+    ch.note_survival(state, "t", "window_keyword", 100, 5)  # its own index keeps far fewer of the tenant's
+    assert state.share("t", "keyword") == pytest.approx(0.9) and state.share("t", "window_keyword") == 0.05
+    assert ch.family_fetch(state, "t", channels, 20) == (52, 520)  # the window channel's need sets the fetch
+    assert ch.family_fetch(state, "t", ("vector", "keyword"), 20) == (52, 50)  # not asked: not counted
+    ch.note_survival(state, "t", "context_vector", 100, 10)
+    assert ch.family_fetch(state, "t", ("context_vector", "keyword"), 20)[0] == 260
+    assert ch.family_fetch(state, "t", ("keyword",), 20)[0] == 52  # no vector channel: the memory index's own
+
+
 def test_note_survival_averages_and_ignores_empty_fetches():
     state = RuntimeState(None)
     ch.note_survival(state, "t", "keyword", 0, 0)
