@@ -4,7 +4,8 @@
 //   vector, context_vector, wide_vector — $vector_fetch nearest from the HNSW index over the memory's own
 //             vector / its derived stream context (kgmem/derived/context.py), kept when eligible, best $depth;
 //   keyword, context_keyword, window_keyword — $keyword_fetch best from the fulltext index over the memory's
-//             text / its stream context for $lucene (escaped user words; null = skip), or — $given not
+//             text / its stream context for $lucene (escaped user words; null = skip) with the tenant's clause
+//             $tenant_scope required (each index holds the tenant: Lucene returns the tenant's only), or — $given not
 //             null — the ranking a small tenant's own BM25 gave ($given.<channel>: ids and scores, best first);
 //   entity  — entities named in the question (the entity matcher) → memories mentioning them, by entities
 //             matched, then the newest.
@@ -16,7 +17,8 @@
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
 // params: $vector (list of 384 floats), $vector_fetch (int),
-//         $vector_exact (bool: scan the tenant's memories instead of the vector indexes), $lucene (string or null), $keyword_fetch (int),
+//         $vector_exact (bool: scan the tenant's memories instead of the vector indexes), $lucene (string or null),
+//         $tenant_scope (string: kgmem.query.lucene.tenant_scope), $keyword_fetch (int),
 //         $key_ngrams (list of strings or null: every run of up to 8 words of the question's entity key),
 //         $named_keys (list of strings), $max_mentions (int), $depth (int),
 //         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
@@ -30,6 +32,7 @@
 :param vector_fetch => 100;
 :param vector_exact => false;
 :param lucene => 'ravi onboarding';
+:param tenant_scope => '+tenant:"demo"^0';
 :param key_ngrams => ['what', 'what did', 'did', 'did ravi', 'ravi', 'ravi say', 'say', 'say about', 'about', 'about onboarding', 'onboarding'];
 :param keyword_fetch => 100;
 :param named_keys => ['ravi'];
@@ -76,7 +79,7 @@ CALL () {
   WITH 1 AS one WHERE 'keyword' IN $channels
   CALL () {
     WITH 1 AS one WHERE $given IS NULL
-    OPTIONAL CALL db.index.fulltext.queryNodes('memory_text', coalesce($lucene, 'kgmem-no-keyword-query'),
+    OPTIONAL CALL db.index.fulltext.queryNodes('memory_text', coalesce($tenant_scope + ' +text:(' + $lucene + ')', 'kgmem-no-keyword-query'),
                                                {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
     YIELD node, score
     WITH node, score WHERE $lucene IS NOT NULL AND node IS NOT NULL
@@ -161,7 +164,7 @@ CALL () {
   WITH 1 AS one WHERE 'context_keyword' IN $channels
   CALL () {
     WITH 1 AS one WHERE $given IS NULL
-    OPTIONAL CALL db.index.fulltext.queryNodes('memory_context_text', coalesce($lucene, 'kgmem-no-keyword-query'),
+    OPTIONAL CALL db.index.fulltext.queryNodes('memory_context_text', coalesce($tenant_scope + ' +context_text:(' + $lucene + ')', 'kgmem-no-keyword-query'),
                                                {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
     YIELD node, score
     WITH node, score WHERE $lucene IS NOT NULL AND node IS NOT NULL
@@ -192,7 +195,7 @@ CALL () {
   WITH 1 AS one WHERE 'window_keyword' IN $channels
   CALL () {
     WITH 1 AS one WHERE $given IS NULL
-    OPTIONAL CALL db.index.fulltext.queryNodes('memory_window_text', coalesce($lucene, 'kgmem-no-keyword-query'),
+    OPTIONAL CALL db.index.fulltext.queryNodes('memory_window_text', coalesce($tenant_scope + ' +window_text:(' + $lucene + ')', 'kgmem-no-keyword-query'),
                                                {limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END})
     YIELD node, score
     WITH node, score WHERE $lucene IS NOT NULL AND node IS NOT NULL

@@ -1,15 +1,20 @@
 // name: recall/keyword
 // Keyword channel: Lucene BM25 over Memory.text or a derived context text (the fulltext index $index), then the same eligibility filters.
-// $lucene is built from the user's words with every Lucene operator escaped (kgmem/query/lucene.py). With
+// $lucene is built from the user's words with every Lucene operator escaped (kgmem/query/lucene.py) and asked
+// of the text property $field, with the tenant's clause $tenant_scope required (the index holds each memory's
+// tenant; the clause weighs nothing, so the scores are the text's BM25). With
 // $given (a small tenant's own BM25 ranking, kgmem/query/own_keywords.py: ids and scores, best first) the
 // memories are read by id instead of asking the index. Either way ordered by score, ties by id.
-// params: $index (memory_text, memory_context_text or memory_window_text), $lucene (string), $fetch (int), $k (int),
+// params: $index (memory_text, memory_context_text or memory_window_text), $field (text, context_text or
+//         window_text: the index's text property), $lucene (string), $tenant_scope (string), $fetch (int), $k (int),
 //         $given (list of {id, score} or null), $tenant (string), $user (string or null),
 //         $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null)
 // returns: fetched (index rows read), hits (list of {id, score}, best first, at most $k) — always one row
 :param index => 'memory_text';
+:param field => 'text';
 :param lucene => 'onboarding';
+:param tenant_scope => '+tenant:"demo"^0';
 :param fetch => 100;
 :param k => 10;
 :param given => null;
@@ -22,7 +27,9 @@
 :param kinds => null;
 CALL () {
   WITH 1 AS one WHERE $given IS NULL
-  CALL db.index.fulltext.queryNodes($index, $lucene, {limit: $fetch}) YIELD node, score
+  // [[[cog from kgmem.store.rules import cog_scoped_lucene; cog_scoped_lucene() ]]]
+  CALL db.index.fulltext.queryNodes($index, $tenant_scope + ' +' + $field + ':(' + $lucene + ')', {limit: $fetch}) YIELD node, score
+  // [[[end]]]
   RETURN node AS m, score
   UNION ALL
   WITH 1 AS one WHERE $given IS NOT NULL

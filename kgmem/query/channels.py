@@ -26,9 +26,9 @@ from typing import Any
 
 from ..results import cosine
 from ..store import Store
-from ..store.rules import KEYWORD_INDEXES, VECTOR_INDEXES
+from ..store.rules import KEYWORD_FIELDS, KEYWORD_INDEXES, VECTOR_INDEXES
 from ..store.runtime import RuntimeState
-from . import own_keywords
+from . import lucene, own_keywords
 from .filters import Filters
 from .question import Question, question_keys
 
@@ -249,7 +249,9 @@ def index_channel(
         row = store.read(
             "recall/keyword",
             index=KEYWORD_INDEXES[name],
+            field=KEYWORD_FIELDS[name],
             lucene=q.keys.lucene,
+            tenant_scope=lucene.tenant_scope(filters.tenant),
             fetch=max(1, len(ranked)),
             k=k,
             given=ranked,
@@ -264,7 +266,9 @@ def index_channel(
         overfetch,
         initial_fetch=initial_fetch,
         index=KEYWORD_INDEXES[name],
+        field=KEYWORD_FIELDS[name],
         lucene=q.keys.lucene,
+        tenant_scope=lucene.tenant_scope(filters.tenant),
         given=None,
         **filters.params(),
     )
@@ -329,6 +333,7 @@ def all_channels(
         vector_fetch=v_fetch,
         vector_exact=exact,
         lucene=q.keys.lucene,
+        tenant_scope=lucene.tenant_scope(tenant),
         key_ngrams=list(q.keys.ngrams) if "entity" in channels else None,
         keyword_fetch=k_fetch,
         named_keys=list(q.keys.named),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ..calendar_names import MONTH_NUMBERS, WEEKDAYS
+from ..store.rules import FULLTEXT_TENANT_PROPERTY
 
 _SPECIAL = frozenset('+-&|!(){}[]^"~*?:\\/')
 _TOKEN = re.compile(r"[\w][\w\-.:/@#']*", re.UNICODE)
@@ -67,6 +68,15 @@ PRONOUNS = frozenset(
 
 def escape(term: str) -> str:
     return "".join("\\" + ch if ch in _SPECIAL else ch for ch in term)
+
+
+def tenant_scope(tenant: str) -> str:
+    """The Lucene clause that keeps a tenant's memories (the fulltext indexes hold each memory's tenant): required,
+    weighing nothing (``^0``: the scores stay the text's BM25), the tenant written as an escaped phrase. The
+    index analyses the tenant like text, so the clause may also keep a tenant whose name holds the same words
+    ("acme" within "acme-corp"), or every tenant when the name is only stop words: the eligibility rule that
+    follows keeps exactly the tenant's; the clause only spares Lucene the others."""
+    return f'+{FULLTEXT_TENANT_PROPERTY}:"{escape(tenant)}"^0'
 
 
 def terms(text: str, max_terms: int = 32) -> list[str]:

@@ -32,7 +32,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from ..store import Store
-from ..store.rules import KEYWORD_INDEXES
+from ..store.rules import KEYWORD_FIELDS, KEYWORD_INDEXES
 from . import lucene
 from .meaning import stem, words
 
@@ -44,7 +44,7 @@ ANALYZER_STOPWORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
     "this to was will with".split()
 )
-TEXT_FIELDS = (("keyword", "text"), ("context_keyword", "context_text"), ("window_keyword", "window_text"))
+TEXT_FIELDS = tuple(KEYWORD_FIELDS.items())
 
 
 class LuceneBM25(BM25Okapi):  # type: ignore[misc]  # rank-bm25 ships no type hints

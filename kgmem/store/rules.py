@@ -152,6 +152,20 @@ KEYWORD_INDEXES = {
     "context_keyword": "memory_context_text",
     "window_keyword": "memory_window_text",
 }
+# the text property each fulltext index searches; each index also holds the memory's tenant
+# (cypher/schema/05, 20, 21), which the query requires (kgmem.query.lucene.tenant_scope)
+KEYWORD_FIELDS = {"keyword": "text", "context_keyword": "context_text", "window_keyword": "window_text"}
+FULLTEXT_TENANT_PROPERTY = "tenant"
+
+
+def scoped_lucene(field: str | None = None) -> str:
+    """The Cypher expression of a keyword channel's Lucene query: the tenant's required clause ($tenant_scope,
+    weighing nothing: the scores stay the text's BM25), then the question's terms ($lucene) required in the text
+    property ``field`` (None: the statement's $field) — Lucene then returns the tenant's memories only, and a
+    tenant's fetch no longer grows with what other tenants hold. Null when $lucene is."""
+    target = "' + $field + '" if field is None else field
+    return f"$tenant_scope + ' +{target}:(' + $lucene + ')'"
+
 
 # the end every index channel block shares: the eligibility rule over the fetched rows, then the best $depth
 _ELIGIBLE_TAIL = """\
@@ -193,7 +207,7 @@ CALL () {{
   {guard}
   CALL () {{
     WITH 1 AS one WHERE $given IS NULL
-    OPTIONAL CALL db.index.fulltext.queryNodes('{index}', coalesce($lucene, 'kgmem-no-keyword-query'),
+    OPTIONAL CALL db.index.fulltext.queryNodes('{index}', coalesce({query}, 'kgmem-no-keyword-query'),
                                                {{limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END}})
     YIELD node, score
     WITH node, score WHERE $lucene IS NOT NULL AND node IS NOT NULL
@@ -247,7 +261,15 @@ def channel_block(name: str, generation: str | None = None) -> str:
             return _VECTOR_BLOCK_2026.format(guard=guard, search=search, name=name, where=rule)
         index = VECTOR_INDEXES[name]
         return _VECTOR_BLOCK.format(guard=guard, index=index, prop=VECTOR_INDEX_PROPERTY[index], name=name, where=rule)
-    return _KEYWORD_BLOCK.format(guard=guard, index=KEYWORD_INDEXES[name], name=name, where=rule)
+    query = scoped_lucene(KEYWORD_FIELDS[name])
+    return _KEYWORD_BLOCK.format(guard=guard, index=KEYWORD_INDEXES[name], query=query, name=name, where=rule)
+
+
+def cog_scoped_lucene() -> None:
+    """recall/keyword: the Lucene query of the index named by $index, its text property $field."""
+    import cog
+
+    cog.outl(f"  CALL db.index.fulltext.queryNodes($index, {scoped_lucene()}, {{limit: $fetch}}) YIELD node, score")
 
 
 def cog_channels(*names: str, generation: str | None = None) -> None:

@@ -31,7 +31,7 @@ EXPECTED_PROPERTIES = {
     "entity_key": ["tenant", "key"],
     "tombstone_key": ["tenant", "id"],
     "memory_embedding": ["embedding"],
-    "memory_text": ["text"],
+    "memory_text": ["text", "tenant"],
     "entity_names": ["name", "alias_text"],
     "memory_tenant_at": ["tenant", "at"],
     "memory_slot": ["slot"],
@@ -46,8 +46,8 @@ EXPECTED_PROPERTIES = {
     "run_tenant": ["tenant"],
     "memory_context_embedding": ["context_embedding"],
     "memory_wide_embedding": ["wide_embedding"],
-    "memory_context_text": ["context_text"],
-    "memory_window_text": ["window_text"],
+    "memory_context_text": ["context_text", "tenant"],
+    "memory_window_text": ["window_text", "tenant"],
 }
 EXPECTED = tuple(EXPECTED_PROPERTIES)
 CONSTRAINTS = {"memory_key", "entity_key", "tombstone_key"}
