@@ -16,6 +16,8 @@ from kgmem.query.question import Question
 from kgmem.store import Store
 
 UTC = dt.timezone.utc
+# the fulltext indexes and their queries are the same on both server generations; run on both (./dev test)
+pytestmark = pytest.mark.generations
 
 
 class RecordingStore(Store):
