@@ -169,3 +169,25 @@ def cli_env(neo4j_connection, tenant):
     env = dict(os.environ)
     env.update(NEO4J_URI=uri, NEO4J_USERNAME=user or "neo4j", NEO4J_PASSWORD=password or "", KGMEM_TENANT=tenant)
     return env
+
+
+@pytest.fixture
+def recording(store):
+    """A real Store on the test server that notes the statements it ran: ``ran`` as the server saw them (the
+    generation's variant), ``asked`` by the names the code asked for."""
+    from kgmem.store import Store
+
+    class RecordingStore(Store):
+        def __init__(self, connection):
+            super().__init__(connection)
+            self.ran: list[str] = []
+            self.asked: list[str] = []
+
+        def _execute(self, name, params, routing, *, resolve=True):
+            self.asked.append(name)
+            self.ran.append(self.resolve(name) if resolve else name)
+            return super()._execute(name, params, routing, resolve=resolve)
+
+    s = RecordingStore(store.connection)
+    yield s
+    s.close()

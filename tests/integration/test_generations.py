@@ -25,25 +25,6 @@ pytestmark = pytest.mark.generations
 UTC = dt.timezone.utc
 
 
-class RecordingStore(Store):
-    """A real Store on the test server that notes which statements it ran (what the server sees)."""
-
-    def __init__(self, connection):
-        super().__init__(connection)
-        self.ran: list[str] = []
-
-    def _execute(self, name, params, routing, *, resolve=True):
-        self.ran.append(self.resolve(name) if resolve else name)
-        return super()._execute(name, params, routing, resolve=resolve)
-
-
-@pytest.fixture
-def recording(store):
-    s = RecordingStore(store.connection)
-    yield s
-    s.close()
-
-
 def _unit(rng: np.random.Generator, n: int, centre: np.ndarray | None = None, spread: float = 1.0) -> np.ndarray:
     v = rng.normal(size=(n, 384))
     if centre is not None:

@@ -20,18 +20,6 @@ UTC = dt.timezone.utc
 pytestmark = pytest.mark.generations
 
 
-class RecordingStore(Store):
-    """A real Store on the test server that notes which statements it ran."""
-
-    def __init__(self, connection):
-        super().__init__(connection)
-        self.ran: list[str] = []
-
-    def _execute(self, name, params, routing, *, resolve=True):
-        self.ran.append(name)
-        return super()._execute(name, params, routing, resolve=resolve)
-
-
 def _write(store: Store, tenant: str, texts: list[str], prefix: str) -> None:
     rng = np.random.default_rng(3)
     rows = []
@@ -63,20 +51,16 @@ def crowded(store, tenant, other_tenant):
     return tenant
 
 
-def test_a_tenant_s_keyword_channel_fetches_its_own_memories_only(store, embedder, crowded):
-    recording = RecordingStore(store.connection)
-    try:
-        q = Question.of("rollback", "rollback", embedder)
-        recording.server_info()  # detected once, before what is counted
-        recording.ran.clear()
-        both = channels.all_channels(recording, q, Filters(tenant=crowded), 20, ("keyword", "window_keyword"))
-        assert recording.ran == ["recall/candidates"], recording.ran  # the channels' one statement, not widened
-        assert both.found["keyword"].detail["tries"] == [{"fetch": 52, "fetched": 40, "kept": 20}]
-        recording.ran.clear()
-        found = channels.index_channel(recording, "keyword", q, Filters(tenant=crowded), 10, given={})  # Lucene ranks
-    finally:
-        recording.close()
-    assert recording.ran == ["recall/keyword"], recording.ran  # one fetch: nothing of the other tenant to skip
+def test_a_tenant_s_keyword_channel_fetches_its_own_memories_only(store, recording, embedder, crowded):
+    q = Question.of("rollback", "rollback", embedder)
+    recording.server_info()  # detected once, before what is counted
+    recording.asked.clear()
+    both = channels.all_channels(recording, q, Filters(tenant=crowded), 20, ("keyword", "window_keyword"))
+    assert recording.asked == ["recall/candidates"], recording.asked  # the channels' one statement, not widened
+    assert both.found["keyword"].detail["tries"] == [{"fetch": 52, "fetched": 40, "kept": 20}]
+    recording.asked.clear()
+    found = channels.index_channel(recording, "keyword", q, Filters(tenant=crowded), 10, given={})  # Lucene ranks
+    assert recording.asked == ["recall/keyword"], recording.asked  # one fetch: nothing of the other tenant to skip
     assert found.detail["tries"] == [{"fetch": 100, "fetched": 40, "eligible": None, "kept": 10}]
     assert all(i.startswith("own-") for i in found.ids) and len(found.ids) == 10
     # the scores are the text's BM25, as the same statement gives them without the tenant's clause (from a fetch
