@@ -44,7 +44,6 @@ ANALYZER_STOPWORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
     "this to was will with".split()
 )
-TEXT_FIELDS = tuple(KEYWORD_FIELDS.items())
 
 
 class LuceneBM25(BM25Okapi):  # type: ignore[misc]  # rank-bm25 ships no type hints
@@ -92,7 +91,7 @@ class Corpus:
     def build(cls, version: tuple[int, Any], rows: Sequence[dict[str, Any]]) -> Corpus:
         ids = [r["id"] for r in rows]
         fields = {}
-        for channel, prop in TEXT_FIELDS:
+        for channel, prop in KEYWORD_FIELDS.items():
             docs = [analyse(r.get(prop) or r.get("text")) for r in rows]
             postings: dict[str, list[int]] = {}
             for i, doc in enumerate(docs):

@@ -152,8 +152,9 @@ KEYWORD_INDEXES = {
     "context_keyword": "memory_context_text",
     "window_keyword": "memory_window_text",
 }
-# the text property each fulltext index searches; each index also holds the memory's tenant
-# (cypher/schema/05, 20, 21), which the query requires (kgmem.query.lucene.tenant_scope)
+# the text property each fulltext index searches; each index also holds the memory's tenant, which the query
+# requires (kgmem.query.lucene.tenant_scope); cypher/schema/05, 20 and 21 are written from these
+# (:func:`fulltext_index_statement`)
 KEYWORD_FIELDS = {"keyword": "text", "context_keyword": "context_text", "window_keyword": "window_text"}
 FULLTEXT_TENANT_PROPERTY = "tenant"
 
@@ -299,6 +300,29 @@ VECTOR_INDEX_PROPERTY = {
     "memory_context_embedding": "context_embedding",
     "memory_wide_embedding": "wide_embedding",
 }
+
+
+def fulltext_index_statement(index: str) -> str:
+    """The schema statement of a keyword channel's fulltext index (:data:`KEYWORD_INDEXES`): its text property
+    (:data:`KEYWORD_FIELDS`) and the memory's tenant (:data:`FULLTEXT_TENANT_PROPERTY`), English analyser,
+    read-your-writes — one source for cypher/schema and the properties the schema check expects."""
+    prop = fulltext_index_properties()[index][0]
+    return (
+        f"CREATE FULLTEXT INDEX {index} IF NOT EXISTS\n"
+        f"FOR (m:Memory) ON EACH [m.{prop}, m.{FULLTEXT_TENANT_PROPERTY}]\n"
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}"
+    )
+
+
+def fulltext_index_properties() -> dict[str, list[str]]:
+    """Each keyword channel's fulltext index → the properties it covers (its text, then the tenant)."""
+    return {index: [KEYWORD_FIELDS[name], FULLTEXT_TENANT_PROPERTY] for name, index in KEYWORD_INDEXES.items()}
+
+
+def cog_fulltext_index(index: str) -> None:
+    import cog
+
+    cog.outl(fulltext_index_statement(index))
 
 
 def vector_index_statement(index: str, generation: str | None = None) -> str:

@@ -21,17 +21,17 @@ from typing import Any
 
 from ..errors import SchemaError
 from . import cypher
+from .rules import VECTOR_FILTER_PROPERTIES, VECTOR_INDEX_PROPERTY, fulltext_index_properties
 from .session import Store
 
 # the indexes and constraints kgmem creates (the constraints' backing indexes carry the same names), with
 # the properties each covers: an index found under one of these names with other properties (an older
-# definition) is dropped and created again
+# definition) is dropped and created again; the vector and fulltext indexes' from kgmem/store/rules.py, which
+# also writes their schema statements
 EXPECTED_PROPERTIES = {
     "memory_key": ["tenant", "id"],
     "entity_key": ["tenant", "key"],
     "tombstone_key": ["tenant", "id"],
-    "memory_embedding": ["embedding"],
-    "memory_text": ["text", "tenant"],
     "entity_names": ["name", "alias_text"],
     "memory_tenant_at": ["tenant", "at"],
     "memory_slot": ["slot"],
@@ -44,14 +44,12 @@ EXPECTED_PROPERTIES = {
     "entity_tenant": ["tenant"],
     "tombstone_tenant": ["tenant"],
     "run_tenant": ["tenant"],
-    "memory_context_embedding": ["context_embedding"],
-    "memory_wide_embedding": ["wide_embedding"],
-    "memory_context_text": ["context_text", "tenant"],
-    "memory_window_text": ["window_text", "tenant"],
+    **{index: [prop] for index, prop in VECTOR_INDEX_PROPERTY.items()},
+    **fulltext_index_properties(),
 }
 EXPECTED = tuple(EXPECTED_PROPERTIES)
 CONSTRAINTS = {"memory_key", "entity_key", "tombstone_key"}
-VECTOR_INDEXES = {"memory_embedding", "memory_context_embedding", "memory_wide_embedding"}
+VECTOR_INDEXES = set(VECTOR_INDEX_PROPERTY)
 
 
 def expected_properties(generation: str | None = None) -> dict[str, list[str]]:
@@ -60,8 +58,6 @@ def expected_properties(generation: str | None = None) -> dict[str, list[str]]:
     properties after the vector property)."""
     if generation != "v2026":
         return EXPECTED_PROPERTIES
-    from .rules import VECTOR_FILTER_PROPERTIES
-
     return {
         n: [*props, *VECTOR_FILTER_PROPERTIES] if n in VECTOR_INDEXES else props
         for n, props in EXPECTED_PROPERTIES.items()
