@@ -46,6 +46,11 @@ CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "con
 # behind another note of the same stream: "Marcus Bell: BMI 31.2" above his smoking history), and the retrieval
 # fixtures' confidently wrong rose 5 → 6 of 94; a channel is judged on every data set, not one. Without
 # wide_vector LoCoMo gave 0.778, context_keyword 0.763, window_keyword 0.759, all four context channels 0.677.
+# Again on 2026-12-05, each default channel left out in turn on the same LoCoMo questions (one process, frac@10
+# 0.7862 with all seven): keyword 0.7757, entity 0.7522, context_vector 0.7849, wide_vector 0.7845,
+# context_keyword 0.7669, window_keyword 0.7629, both context vectors 0.7669; the cheapest loss, wide_vector,
+# also took updates-dev's as-of questions 46 → 40 of 55 found first and its fixtures' "now" 6 → 4 of 12. Every
+# channel pays on some data set, so all seven stay (a channel alone costs 2–4 ms at 100k: the speed bench).
 DEFAULT_CHANNELS = CHANNELS
 TRANSFORM_VERSION = "recall/v2"
 STATEMENTS = ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword", "recall/entity")
