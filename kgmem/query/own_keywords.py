@@ -168,7 +168,10 @@ def corpus(store: Store, tenant: str) -> Corpus | None:
     return built
 
 
-def given(store: Store, tenant: str, question: str, channels: Sequence[str]) -> dict[str, list[dict[str, Any]]] | None:
+Given = dict[str, list[dict[str, Any]]]  # keyword channel → its ranking by the tenant's own statistics ({id, score})
+
+
+def given(store: Store, tenant: str, question: str, channels: Sequence[str]) -> Given | None:
     """The keyword channels' rankings by the tenant's own statistics (``$given`` of the candidates statement), or
     None for a bigger tenant (Lucene ranks)."""
     wanted = [c for c in channels if c in KEYWORD_INDEXES]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
@@ -31,11 +32,12 @@ from ..results import Hit, Recall, cosine, from_epoch, iso, normalised, retiring
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
-from . import confidence, currency, meaning, own_keywords
+from . import confidence, currency, lucene, meaning, own_keywords
 from .abstain import AbstainPolicy, Judgement, decide, identifier_tokens
 from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
 from .fusion import boost as add_bonuses
+from .own_keywords import Given
 from .question import Question
 
 CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
@@ -160,10 +162,11 @@ def rank(
     its symptom among them without the confidence's reading). ``pool``: also read the pool maps the confidence
     reads (:func:`select`; ``why`` does not judge, so it need not)."""
     clock = clock or Clock()
+    ahead = keywords_ahead(store, filters, ranking_text, opts)
     with clock.step("embed_ms"):
         q = Question.of(clean_text(query), ranking_text, embedder)
     with clock.step("channels_ms"):
-        got = gather(store, q, filters, opts)
+        got = gather(store, q, filters, opts, ahead)
     clock.ms.update(got.timings)  # part of channels_ms
     fused = fuse(got.found, opts)
     entity_keys = boost_keys(got.found, q)
@@ -212,14 +215,32 @@ def recall(
 # ---------------------------------------------------------------------------- 1. gather
 
 
-def fetch(store: Store, q: Question, filters: Filters, opts: RecallOptions) -> Gathered:
+def keywords_ahead(
+    store: Store, filters: Filters, ranking_text: str, opts: RecallOptions
+) -> Future[Given | None] | None:
+    """A small tenant's keyword rankings by its own statistics (:func:`kgmem.query.own_keywords.given`), started
+    on the store's pool before the question is embedded: they need its words, not its vector, so their reads
+    (the tenant's version, at times its texts) and the ranking overlap the embedder. None: the question has no
+    keyword terms."""
+    if lucene.to_query(ranking_text) is None:
+        return None
+    return store.runtime.pool.submit(own_keywords.given, store, filters.tenant, ranking_text, opts.channels)
+
+
+def fetch(
+    store: Store, q: Question, filters: Filters, opts: RecallOptions, ahead: Future[Given | None] | None = None
+) -> Gathered:
     """Every channel's candidates: one round trip without a time window; inside one (where the vector channel
-    may scan the small eligible set exactly) one statement per channel, side by side."""
+    may scan the small eligible set exactly) one statement per channel, side by side. ``ahead``: the keyword
+    rankings :func:`keywords_ahead` started for ``q``'s ranking text (else they are worked out here)."""
     depth = opts.fetch_depth
     # a small tenant's keyword channels rank by its own statistics (worked out once for every channel)
     t0 = time.perf_counter()
-    given = own_keywords.given(store, filters.tenant, q.ranking_text, opts.channels) if q.keys.lucene else None
-    timings = {"own_keywords_ms": (time.perf_counter() - t0) * 1000}
+    if ahead is not None:
+        given = ahead.result()
+    else:
+        given = own_keywords.given(store, filters.tenant, q.ranking_text, opts.channels) if q.keys.lucene else None
+    timings = {"own_keywords_ms": (time.perf_counter() - t0) * 1000}  # the wait, when started ahead
     if filters.start is None and filters.end is None:
         both = ch.all_channels(store, q, filters, depth, opts.channels, given)
         return Gathered(both.found, both.details, filters, timings=timings)
@@ -229,10 +250,12 @@ def fetch(store: Store, q: Question, filters: Filters, opts: RecallOptions) -> G
     return Gathered(dict(zip(opts.channels, runs)), {}, filters, timings=timings)
 
 
-def gather(store: Store, q: Question, filters: Filters, opts: RecallOptions) -> Gathered:
+def gather(
+    store: Store, q: Question, filters: Filters, opts: RecallOptions, ahead: Future[Given | None] | None = None
+) -> Gathered:
     """:func:`fetch`; when the time phrase's window holds nothing eligible, rank without it (the phrase still
     ranks, and the channels read the whole question) and say so."""
-    got = fetch(store, q, filters, opts)
+    got = fetch(store, q, filters, opts, ahead)
     if not filters.phrase_window or any(c.ids for c in got.found.values()):
         return got
     note = (

@@ -521,3 +521,45 @@ def test_the_entity_channel_brings_in_a_named_entitys_memories_by_entities_match
     entity = mg.recall("What did Maya play with Jon?", k=4, explain=True).explain["channels"]["entity"]
     assert entity["ids"] == ["both", "new", "jon", "old"] and entity["scores"] == [None] * 4
     assert entity["score"] == "entities matched, then the newest"
+
+
+def test_a_small_tenants_keyword_rankings_are_read_while_the_question_is_embedded(recording, embedder, tenant):
+    """A small tenant's own keyword statistics need the question's words, not its vector: their version read
+    starts before the embedder runs (recall.keywords_ahead), so the two overlap. The embedder here waits (up to
+    5 s) for that read to be asked for; run after embedding, as before, it never is while it waits."""
+    import threading
+    import time
+
+    seen: list[bool] = []
+    armed = threading.Event()
+
+    class WaitingEmbedder:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def _wait(self):
+            if armed.is_set():
+                deadline = time.monotonic() + 5
+                while "recall/tenant_version" not in recording.asked and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                seen.append("recall/tenant_version" in recording.asked)
+
+        def encode_one(self, text):
+            self._wait()
+            return self.inner.encode_one(text)
+
+        def encode_cached(self, texts):
+            self._wait()
+            return self.inner.encode_cached(texts)
+
+    g = MemoryGraph(tenant=tenant, store=recording, embedder=WaitingEmbedder(embedder))
+    g._schema_ready = True
+    g.ingest([{"id": "a", "text": "The billing service moved to the Frankfurt region"}])
+    recording.asked.clear()
+    armed.set()
+    res = g.recall("where does billing run?")
+    assert seen == [True]
+    assert [h.id for h in res.hits] == ["a"]
