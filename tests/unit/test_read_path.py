@@ -353,8 +353,8 @@ def test_a_window_with_nothing_eligible_is_ranked_without_it(monkeypatch):
     the whole question's keys, and says so."""
     calls = []
 
-    def fake_fetch(store, q, filters, opts):
-        calls.append((q.ranking_text, filters.start))
+    def fake_fetch(store, q, filters, opts, ahead=None):
+        calls.append((q.ranking_text, filters.start, ahead))
         empty = not calls[1:]
         ids = [] if empty else ["m"]
         return rc.Gathered({"vector": ch.Candidates("vector", ids, [0.5] * len(ids))}, {}, filters)
@@ -362,8 +362,10 @@ def test_a_window_with_nothing_eligible_is_ranked_without_it(monkeypatch):
     monkeypatch.setattr(rc, "fetch", fake_fetch)
     f, text = build_filters("what did we discuss last week", tenant="t", now=NOW)
     q = Question.from_vector("what did we discuss last week", text, [0.0])
-    got = rc.gather(SimpleNamespace(), q, f, rc.RecallOptions())
-    assert calls[0] == (text, f.start) and calls[1] == ("what did we discuss last week", None)
+    started = object()  # the keyword rankings keywords_ahead started for the first ranking text
+    got = rc.gather(SimpleNamespace(), q, f, rc.RecallOptions(), started)
+    # the second fetch ranks another text: it works its own keyword rankings out (no ahead)
+    assert calls[0] == (text, f.start, started) and calls[1] == ("what did we discuss last week", None, None)
     assert got.note and "last week" in got.note and got.filters.time_use == "rank-fallback"
 
 
