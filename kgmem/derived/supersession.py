@@ -26,12 +26,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Mapping, Sequence
 
 from ..config import IN_MEMORY_PAIRS_MAX
+from ..logit import Logit, logit, shipped_json
 from ..results import cosine
 from ..store import Store
 from .change_cues import (
@@ -258,18 +258,11 @@ def decide(
 
 
 @dataclass(frozen=True)
-class PairModel:
-    """Logistic regression over :data:`FEATURES` (standardised), with its threshold and provenance."""
+class PairModel(Logit):
+    """The pair model (:class:`kgmem.logit.Logit` over :data:`FEATURES`), with its held-out figures and the
+    weight of a version chain in recall's currency step."""
 
-    features: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    intercept: float
-    threshold: float
-    data_version: str
-    trained_on: str
-    held_out: dict[str, Any]
+    held_out: dict[str, Any] = field(default_factory=dict)
     chain_weight: float = 1.0  # recall's currency step (kgmem.query.currency.retire), chosen with the model
 
     def probability(self, values: dict[str, float]) -> float:
@@ -302,27 +295,13 @@ class PairModel:
         top = np.asarray(ceilings, dtype=np.float64)
         z = self.intercept + (np.asarray(cheap, dtype=np.float64) - mu[c]) @ w[c]
         z += np.maximum(-w[k] * mu[k], w[k] * (top - mu[k])).sum(axis=1)
-        return [bool(v) for v in z >= _logit(self.threshold) - 1e-9]
-
-    def contributions(self, values: dict[str, float]) -> dict[str, float]:
-        """Each feature's share of the log-odds (for ``--explain``)."""
-        return {
-            name: w * (values.get(name, 0.0) - mu) / (sd or 1.0)
-            for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef)
-        }
+        return [bool(v) for v in z >= logit(self.threshold) - 1e-9]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "transform": TRANSFORM_VERSION,
             "implications": IMPLICATIONS_VERSION,
-            "features": list(self.features),
-            "mean": list(self.mean),
-            "scale": list(self.scale),
-            "coef": list(self.coef),
-            "intercept": self.intercept,
-            "threshold": self.threshold,
-            "data_version": self.data_version,
-            "trained_on": self.trained_on,
+            **self.fields(),
             "held_out": self.held_out,
             "chain_weight": self.chain_weight,
         }
@@ -332,32 +311,17 @@ class PairModel:
         if tuple(d["features"]) != FEATURES:
             raise ValueError(f"supersession model features {d['features']} are not kgmem's {list(FEATURES)}")
         return cls(
-            tuple(d["features"]),
-            tuple(d["mean"]),
-            tuple(d["scale"]),
-            tuple(d["coef"]),
-            float(d["intercept"]),
-            float(d["threshold"]),
-            str(d["data_version"]),
-            str(d["trained_on"]),
-            dict(d.get("held_out") or {}),
-            float(d.get("chain_weight", 1.0)),
+            **Logit.read_fields(d),
+            held_out=dict(d.get("held_out") or {}),
+            chain_weight=float(d.get("chain_weight", 1.0)),
         )
-
-
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-12), 1 - 1e-12)
-    return math.log(p / (1.0 - p))
 
 
 @lru_cache(maxsize=1)
 def shipped() -> PairModel | None:
     """The model shipped in ``kgmem/data/supersession.json`` (None when absent: no links are inferred)."""
-    try:
-        text = resources.files("kgmem").joinpath("data", MODEL_FILE).read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError):
-        return None
-    return PairModel.from_dict(json.loads(text))
+    text = shipped_json(MODEL_FILE)
+    return None if text is None else PairModel.from_dict(json.loads(text))
 
 
 # ---------------------------------------------------------------------------- candidates from the graph

@@ -27,13 +27,12 @@ The meaning features are :data:`kgmem.query.meaning.FEATURES`; ``entity_topic`` 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
+from ..logit import Logit, shipped_json
 from . import meaning
 
 RANK_FEATURES = ("cosine", "gap", "agreement", "keyword", "fused", "entity_named", "entity_margin", "exact_token")
@@ -136,57 +135,22 @@ def combined(values: dict[str, float]) -> dict[str, float]:
 
 
 @dataclass(frozen=True)
-class ConfidenceModel:
-    features: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    intercept: float
-    threshold: float
-    data_version: str
-    trained_on: str
-
-    def probability(self, values: dict[str, float]) -> float:
-        """The probability that the best hit answers the question (a feature the values lack counts as 0)."""
-        z = self.intercept
-        for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef):
-            z += w * (values.get(name, 0.0) - mu) / (sd or 1.0)
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+class ConfidenceModel(Logit):
+    """The probability that the best hit answers the question (:class:`kgmem.logit.Logit` over :data:`FEATURES`)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "features": list(self.features),
-            "mean": list(self.mean),
-            "scale": list(self.scale),
-            "coef": list(self.coef),
-            "intercept": self.intercept,
-            "threshold": self.threshold,
-            "data_version": self.data_version,
-            "trained_on": self.trained_on,
-        }
+        return self.fields()
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ConfidenceModel:
         unknown = [f for f in d["features"] if f not in FEATURES]
         if unknown:
             raise ValueError(f"confidence model features {unknown} are not among kgmem's {list(FEATURES)}")
-        return cls(
-            tuple(d["features"]),
-            tuple(d["mean"]),
-            tuple(d["scale"]),
-            tuple(d["coef"]),
-            float(d["intercept"]),
-            float(d["threshold"]),
-            d["data_version"],
-            d["trained_on"],
-        )
+        return cls(**Logit.read_fields(d))
 
 
 @lru_cache(maxsize=1)
 def shipped() -> ConfidenceModel | None:
     """The model shipped in ``kgmem/data/confidence.json`` (None when absent: recall uses the hand policy)."""
-    try:
-        text = resources.files("kgmem").joinpath("data", MODEL_FILE).read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError):
-        return None
-    return ConfidenceModel.from_dict(json.loads(text))
+    text = shipped_json(MODEL_FILE)
+    return None if text is None else ConfidenceModel.from_dict(json.loads(text))
