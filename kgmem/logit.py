@@ -1,7 +1,7 @@
 """The shipped models' one formula: a logistic regression over standardised features, with its threshold and
 provenance — the confidence (:class:`kgmem.query.confidence.ConfidenceModel`) and the inferred supersession's
 pair model (:class:`kgmem.derived.supersession.PairModel`) are both one of these, fitted with scikit-learn by
-their scripts and shipped as JSON under ``kgmem/data`` (this module reads no file and needs no numpy)."""
+their scripts and shipped as JSON under ``kgmem/data`` (read by :func:`shipped_json`; no numpy here)."""
 
 from __future__ import annotations
 

@@ -84,16 +84,18 @@ class Question:
     topic_vector: Any = None
 
     @classmethod
-    def of(cls, text: str, ranking_text: str, embedder: Embedder) -> Question:
+    def of(cls, text: str, ranking_text: str, embedder: Embedder, keys: Keys | None = None) -> Question:
+        """``keys``: :func:`keys_of` ``ranking_text`` when the caller has worked them out already."""
         topic = meaning.without_names(ranking_text)
         if topic == ranking_text:
-            return cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text))
+            return cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text), keys)
         vector, topic_vector = embedder.encode_cached([ranking_text, topic])
-        return replace(cls.from_vector(text, ranking_text, vector), topic_vector=topic_vector)
+        return replace(cls.from_vector(text, ranking_text, vector, keys), topic_vector=topic_vector)
 
     @classmethod
-    def from_vector(cls, text: str, ranking_text: str, vector: Any) -> Question:
-        return cls(text, ranking_text, vector, keys_of(ranking_text), frozenset(identifier_tokens(text)))
+    def from_vector(cls, text: str, ranking_text: str, vector: Any, keys: Keys | None = None) -> Question:
+        keys = keys_of(ranking_text) if keys is None else keys
+        return cls(text, ranking_text, vector, keys, frozenset(identifier_tokens(text)))
 
     @cached_property
     def vector_list(self) -> list[float]:

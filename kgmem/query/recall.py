@@ -32,13 +32,13 @@ from ..results import Hit, Recall, cosine, from_epoch, iso, normalised, retiring
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
-from . import confidence, currency, lucene, meaning, own_keywords
+from . import confidence, currency, meaning, own_keywords
 from .abstain import AbstainPolicy, Judgement, decide, identifier_tokens
 from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
 from .fusion import boost as add_bonuses
 from .own_keywords import Given
-from .question import Question
+from .question import Keys, Question, keys_of
 
 CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
 CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "context_keyword", "window_keyword")
@@ -162,9 +162,10 @@ def rank(
     its symptom among them without the confidence's reading). ``pool``: also read the pool maps the confidence
     reads (:func:`select`; ``why`` does not judge, so it need not)."""
     clock = clock or Clock()
-    ahead = keywords_ahead(store, filters, ranking_text, opts)
+    keys = keys_of(ranking_text)  # the channels' keys need the words only: worked out once, before the embedder
+    ahead = keywords_ahead(store, filters, ranking_text, keys, opts)
     with clock.step("embed_ms"):
-        q = Question.of(clean_text(query), ranking_text, embedder)
+        q = Question.of(clean_text(query), ranking_text, embedder, keys)
     with clock.step("channels_ms"):
         got = gather(store, q, filters, opts, ahead)
     clock.ms.update(got.timings)  # part of channels_ms
@@ -216,13 +217,13 @@ def recall(
 
 
 def keywords_ahead(
-    store: Store, filters: Filters, ranking_text: str, opts: RecallOptions
+    store: Store, filters: Filters, ranking_text: str, keys: Keys, opts: RecallOptions
 ) -> Future[Given | None] | None:
     """A small tenant's keyword rankings by its own statistics (:func:`kgmem.query.own_keywords.given`), started
     on the store's pool before the question is embedded: they need its words, not its vector, so their reads
     (the tenant's version, at times its texts) and the ranking overlap the embedder. None: the question has no
-    keyword terms."""
-    if lucene.to_query(ranking_text) is None:
+    keyword terms (``keys``: those of ``ranking_text``)."""
+    if keys.lucene is None:
         return None
     return store.runtime.pool.submit(own_keywords.given, store, filters.tenant, ranking_text, opts.channels)
 

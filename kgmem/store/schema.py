@@ -26,8 +26,8 @@ from .session import Store
 
 # the indexes and constraints kgmem creates (the constraints' backing indexes carry the same names), with
 # the properties each covers: an index found under one of these names with other properties (an older
-# definition) is dropped and created again; the vector and fulltext indexes' from kgmem/store/rules.py, which
-# also writes their schema statements
+# definition) is dropped and created again. Those of the vector and fulltext indexes come from
+# kgmem/store/rules.py, which also writes their schema statements.
 EXPECTED_PROPERTIES = {
     "memory_key": ["tenant", "id"],
     "entity_key": ["tenant", "key"],
