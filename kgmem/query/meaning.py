@@ -49,7 +49,8 @@ IDF_FILE = "idf.json"
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,]\d+)?")
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’\-]*(?: [A-Z][\w'’\-]*)?):\s")
 _CAP = re.compile(r"\b([A-Z][a-z][\w'’\-]*)")
-# question words, auxiliaries, pronouns, the words of a question's frame ("what kind of", "the name of") and
+# question words, auxiliaries, pronouns, the words of a question's frame ("what kind of", "the name of", "anything
+# involving", "regarding") and
 # common English stopwords: none of them names what a question is about (the question words and pronouns are the
 # keyword channels' own, :mod:`kgmem.query.lucene`, so both drop the same ones)
 STOPWORDS = (
@@ -66,7 +67,8 @@ STOPWORDS = (
         kind type sort name names named called thing things stuff way ways time times according mention mentioned
         say said says tell told think thought know knew known recently usually still going go goes went gone get
         getting make makes made take took taken lot lots well yes yeah oh ok okay anything everything something
-        nothing happened happen happens up
+        nothing happened happen happens up involving involve involves involved regarding concerning related
+        relating
         """.split()
     )
     | lucene.QUESTION_WORDS

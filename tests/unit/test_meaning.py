@@ -22,6 +22,15 @@ def test_question_words_and_stopwords_are_not_the_topic_and_stems_match():
     assert meaning.coverage(a, ["nothing related"]) == 0.0
 
 
+@pytest.mark.parametrize("question", ["anything involving Priya?", "what happened regarding Priya?"])
+def test_a_question_that_only_names_someone_has_no_topic_to_be_absent(question):
+    # "involving", "regarding" frame the question like "about": the topic is Priya, not "involving" (declining
+    # with "nothing about involving in the memories" would be wrong twice)
+    a = meaning.asked(question)
+    assert a.salient == () and a.names == ("priya",)
+    assert meaning.decline(question, ["Budget signed off by Priya."]) is None
+
+
 def test_a_word_with_a_capital_inside_is_a_topic_term_not_a_name():
     a = meaning.asked("What did Diego say about GraphQL and YouTube, and did Jean-Luc or Maya's sister come?")
     assert a.names == ("diego", "jean-luc", "maya")
