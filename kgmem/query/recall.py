@@ -513,7 +513,7 @@ def judge(
         tuple(got.found),
         entity_keys,
         mentions,
-        bool(hits) and bool(q.identifiers & identifier_tokens(hits[0].text)),
+        bool(hits) and bool(q.identifiers) and bool(q.identifiers & identifier_tokens(hits[0].text)),
     )
     read_ids = read_pool(got.details, plain)
     read = [got.details[i]["text"] for i in read_ids]
@@ -547,7 +547,7 @@ def judge(
             abstained = True
             reason = f"not confident: the best hit was retired by '{hits[0].superseded_by[0]}'"
             judgements[0] = Judgement(False, reason)
-    absent_codes = sorted(q.identifiers - set().union(*(identifier_tokens(t) for t in read))) if read else []
+    absent_codes = codes_absent(q, read)
     if hits and p_answer is not None and absent_codes and len(absent_codes) == len(q.identifiers):
         # the question names a code (zx7k, INV-30000) that no memory read contains: the answer is not there,
         # whatever the words around it match (the mirror of the exact-token rule above; a rule, not the model)
@@ -570,6 +570,14 @@ def judge(
     if decline is not None and "message" in decline:
         reason = f"{decline['message']} ({reason})" if reason else decline["message"]
     return Verdict(abstained, reason, decline, judgements, values, p_answer, model)
+
+
+def codes_absent(q: Question, read: list[str]) -> list[str]:
+    """The codes the question names (``zx7k``) that none of the texts read contains (the texts are tokenised only
+    when the question names one: 0.25 ms per recall otherwise)."""
+    if not (read and q.identifiers):
+        return []
+    return sorted(q.identifiers - set().union(*(identifier_tokens(t) for t in read)))
 
 
 CODE_ABSENT_CONFIDENCE = 0.05  # the confidence of an answer to a question about a code no memory read contains

@@ -563,3 +563,23 @@ def test_a_small_tenants_keyword_rankings_are_read_while_the_question_is_embedde
     res = g.recall("where does billing run?")
     assert seen == [True]
     assert [h.id for h in res.hits] == ["a"]
+
+
+def test_a_code_no_memory_mentions_declines_and_a_code_one_mentions_is_answered(mg):
+    mg.ingest(
+        [
+            {"id": "e1", "text": "Customer hit error zx9q when exporting the quarterly report.", "at": "2026-02-03"},
+            {"id": "e2", "text": "Error zx9q comes from the billing export timing out.", "at": "2026-02-04"},
+            {"id": "e3", "text": "The billing page loads slowly on Mondays.", "at": "2026-02-05"},
+        ]
+    )
+    absent = mg.recall("what does error zx7k mean?")
+    assert absent.abstained and absent.hits and absent.confidence <= 0.05
+    assert absent.decline == {
+        "kind": "topic_absent",
+        "topic": ["zx7k"],
+        "message": "nothing about zx7k in the memories",
+    }
+    assert "no memory mentions zx7k" in absent.reason
+    found = mg.recall("what does error zx9q mean?")
+    assert not found.abstained and found.hits[0].id in {"e1", "e2"}
