@@ -34,9 +34,13 @@ def rrf(
     if k < 0:
         raise ValueError("k must be >= 0")
     channels = list(rankings)
-    ranks: dict[str, dict[str, int]] = {}
+    weight = {c: (weights or {}).get(c, 1.0) for c in channels}
+    score: dict[str, float] = {}
+    ranks: dict[str, dict[str, int | None]] = {}
+    best: dict[str, int] = {}
     for channel, ids in rankings.items():
         seen: set[str] = set()
+        w = weight[channel]
         r = 0
         for doc in ids:
             if doc is None:  # a memory deleted (forgotten) while the query ran: its index entry has no id
@@ -45,12 +49,18 @@ def rrf(
                 continue
             seen.add(doc)
             r += 1
-            ranks.setdefault(doc, {})[channel] = r
-    out = []
-    for doc, per in ranks.items():
-        score = sum((weights or {}).get(c, 1.0) / (k + rank) for c, rank in per.items())
-        out.append(Fused(doc, score, {c: per.get(c) for c in channels}))
-    out.sort(key=lambda f: (-f.score, min(r for r in f.ranks.values() if r is not None), f.id))
+            if doc in ranks:
+                ranks[doc][channel] = r
+                score[doc] += w / (k + r)  # summed in channel order, as sum() over the channels would
+                if r < best[doc]:
+                    best[doc] = r
+            else:
+                ranks[doc] = dict.fromkeys(channels)  # every channel, None where it did not return the memory
+                ranks[doc][channel] = r
+                score[doc] = 0.0 + w / (k + r)
+                best[doc] = r
+    out = [Fused(doc, score[doc], per) for doc, per in ranks.items()]
+    out.sort(key=lambda f: (-f.score, best[f.id], f.id))
     return out
 
 
