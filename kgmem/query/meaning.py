@@ -50,9 +50,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d+(?:[.,]\d+)?")
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’\-]*(?: [A-Z][\w'’\-]*)?):\s")
 _CAP = re.compile(r"\b([A-Z][a-z][\w'’\-]*)")
 # question words, auxiliaries, pronouns, the words of a question's frame ("what kind of", "the name of", "anything
-# involving", "regarding") and
-# common English stopwords: none of them names what a question is about (the question words and pronouns are the
-# keyword channels' own, :mod:`kgmem.query.lucene`, so both drop the same ones)
+# involving", "regarding") and common English stopwords: none of them names what a question is about (the
+# question words and pronouns are the keyword channels' own, :mod:`kgmem.query.lucene`, so both drop the same ones)
 STOPWORDS = (
     frozenset(
         """
