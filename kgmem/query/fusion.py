@@ -57,7 +57,7 @@ def rrf(
             else:
                 ranks[doc] = dict.fromkeys(channels)  # every channel, None where it did not return the memory
                 ranks[doc][channel] = r
-                score[doc] = 0.0 + w / (k + r)
+                score[doc] = w / (k + r)
                 best[doc] = r
     out = [Fused(doc, score[doc], per) for doc, per in ranks.items()]
     out.sort(key=lambda f: (-f.score, best[f.id], f.id))
