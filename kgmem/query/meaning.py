@@ -182,6 +182,30 @@ def coverage(a: Asked, texts: Iterable[str]) -> float:
     return sum(idf(s) for s in a.salient if s in have) / total
 
 
+_SIMPLE_KEY = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
+
+
+@lru_cache(maxsize=4096)
+def _key_pattern(key: str) -> re.Pattern[str] | None:
+    if not _SIMPLE_KEY.fullmatch(key):
+        return None
+    body = r"[\s\-]+".join(re.escape(w) for w in key.split())
+    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])", re.IGNORECASE)
+
+
+def written(text: str, keys: Iterable[str]) -> list[str]:
+    """Which entity ``keys`` (plain lower-case words: ``"cdn"``, ``"maya lopez"``) a text writes as whole words,
+    whatever the graph records it to mention: a record's own ``entities`` replace extraction, so "Marta
+    negotiated a 15% discount with the CDN provider" listed as ``["Marta"]`` still says CDN. A key with other
+    characters is left to the graph."""
+    out = []
+    for k in keys:
+        pat = _key_pattern(k)
+        if pat is not None and pat.search(text):
+            out.append(k)
+    return out
+
+
 def speaker(text: str) -> str | None:
     """The speaker of a chat turn written ``"Name: …"`` (lower-cased), else None."""
     m = _SPEAKER.match(text)

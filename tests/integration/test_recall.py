@@ -359,6 +359,14 @@ def test_abstention_on_the_recall_fixtures(recall_graph):
     assert false_confident / unanswerable <= 0.5, (false_confident, unanswerable)
 
 
+def test_a_note_whose_listed_entities_leave_out_a_name_it_writes_still_gets_that_names_boost(recall_graph):
+    # acme-023 "Marta negotiated a 15% discount with the CDN provider." lists ["Marta"]; acme-052 "We chose
+    # Fastly as the CDN" is extracted and mentions CDN: both write it, so both get the boost
+    base, tenants = recall_graph
+    res = base.for_tenant(tenants["acme"]).recall("what discount did we get from the CDN?", k=5)
+    assert res.hits[0].id == "acme-023", [(h.id, h.text) for h in res.hits]
+
+
 # ---------------------------------------------------------------------------- confidence and the kinds of "no"
 
 CHAT = [

@@ -79,6 +79,22 @@ def test_bonuses_share_of_named_entities_and_the_time_window():
     assert out == {"a": pytest.approx(opts.entity_boost + opts.time_boost), "b": pytest.approx(opts.entity_boost / 2)}
 
 
+def test_a_note_writing_a_named_entity_gets_its_boost_a_chat_turn_naming_someone_does_not():
+    # a record's own entities replace extraction: "Marta … the CDN provider" listed as ["Marta"] still says CDN
+    fused = [Fused(i, 0.1, {}) for i in ("note", "listed", "turn", "partial", "other")]
+    details = {
+        "note": {**_detail("note", NOW), "text": "Marta negotiated a 15% discount with the CDN provider."},
+        "listed": {**_detail("listed", NOW, ["cdn"]), "text": "We chose Fastly as the CDN."},
+        "turn": {**_detail("turn", NOW), "text": "Mel: Caroline, the CDN bill came in!"},  # a name in a chat turn
+        "partial": {**_detail("partial", NOW), "text": "The cdns of Acme-CDN2 and CDNs"},  # not the whole word
+        "other": {**_detail("other", NOW), "text": "Nothing about it."},
+    }
+    out = rc.bonuses(fused, details, ["cdn"], Filters("t"), rc.RecallOptions())
+    assert out == {"note": pytest.approx(0.2), "listed": pytest.approx(0.2)}
+    assert rc.mentioned(details["note"], ["cdn", "marta lopez"]) == {"cdn"}
+    assert rc.mentioned({"text": "Marta  Lopez's CDN"}, ["marta lopez", "cdn", "café"]) == {"marta lopez", "cdn"}
+
+
 def test_a_year_less_month_window_holds_that_month_of_any_year():
     w = RankWindow(None, None, month=8)
     assert w.holds(dt.datetime(2019, 8, 30, tzinfo=UTC)) and not w.holds(dt.datetime(2026, 9, 1, tzinfo=UTC))
