@@ -69,6 +69,7 @@ DIRECTION = MappingProxyType(
         "topic_other": -1,
         "attribution_margin": 1,
         "pool_margin": 1,
+        "pool_behind": -1,
         "best_asks": -1,
         "best_words": 1,
         "retired": 0,

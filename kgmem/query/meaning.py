@@ -12,6 +12,9 @@ The ranking signals (:mod:`kgmem.query.confidence`) say how well a memory *match
 * **attribution** — the person or thing the question names against who said or did it in the hit: the hit's
   speaker (``"Maya: …"``), the entities it mentions, the names it writes. LoCoMo built its false-premise
   questions by swapping the person; "the memories say this of Jon, not of Maya" is this feature;
+* **who is behind** — whether a memory by someone else covers the topic better than any by the person named
+  (the sign of the attribution margin over every memory read, ``pool_behind``): "the memories say this of Jon"
+  is a yes-or-no premise check more than a matter of degree;
 * **the best hit** — whether it is itself a question (a chat turn that asks is rarely the evidence), how much it
   says, whether a newer memory **retired** it.
 
@@ -238,6 +241,7 @@ FEATURES = (
     "topic_other",
     "attribution_margin",
     "pool_margin",
+    "pool_behind",
     "best_asks",
     "best_words",
     "retired",
@@ -375,6 +379,7 @@ def features(
         "topic_other": 1.0 if names and t_who and not same_person(t_who, names) else 0.0,
         "attribution_margin": attribution(a, hit_texts, hit_mentions).margin if names else 0.0,
         "pool_margin": pool.margin if names else 0.0,
+        "pool_behind": 1.0 if names and pool.margin < 0 else 0.0,
         "best_asks": 1.0 if body.endswith("?") else 0.0,
         "best_words": math.log1p(len(stems(body))),
         "retired": 1.0 if retired else 0.0,

@@ -69,6 +69,9 @@ def test_features_separate_answerable_from_swapped_and_absent():
     absent = meaning.features("What is Caroline's favourite band?", CHAT[:1], [[]], CHAT, False)
     assert ok["coverage"] == 1.0 and ok["topic_named"] == 1.0 and ok["pool_margin"] > 0
     assert swapped["topic_other"] == 1.0 and swapped["pool_margin"] < 0 and swapped["best_asks"] == 1.0
+    assert swapped["pool_behind"] == 1.0 and ok["pool_behind"] == 0.0
+    # no one named: nobody to be behind
+    assert meaning.features("What was made in the pottery class?", CHAT[:1], [[]], CHAT, False)["pool_behind"] == 0.0
     assert absent["topic_seen"] == 0.0 and absent["coverage"] == 0.0
     assert meaning.features("Is it still true?", CHAT[:1], [[]], CHAT, True)["retired"] == 1.0
 
