@@ -6,10 +6,11 @@
 //         $known (map of id → the normalised cosine to $vector a channel already scored, or {}),
 //         $user (string or null), $start (datetime or null), $end (datetime or null), $at (datetime or null),
 //         $include_superseded (bool), $kinds (list of strings or null) — the eligibility rule's, for superseded_by
-// returns: hit (map: id, text, at_ts, kind, origin, subject, predicate, object, polarity, valid_to_ts, stream,
-//          user, causes, mentions, similarity, context_similarity, superseded_by (list of {id, confidence,
-//          inferred, cue, by}: the newer memories the query may see that retired it)); for an id not in $full
-//          the pool map: id, text, at_ts, origin, mentions, names, topic_similarity
+// returns: one row, hits (a list of maps in no set order; for an id of $full the hit map: id, text, at_ts, kind,
+//          origin, subject, predicate, object, polarity, valid_to_ts, stream, user, causes, mentions, similarity,
+//          context_similarity, superseded_by (list of {id, confidence, inferred, cue, by}: the newer memories
+//          the query may see that retired it); for another id the pool map: id, text, at_ts, origin, mentions,
+//          names, topic_similarity)
 :param tenant => 'demo';
 :param ids => ['img-root'];
 :param full => null;
@@ -25,7 +26,7 @@
 :param kinds => null;
 UNWIND $ids AS wanted
 MATCH (m:Memory {tenant: $tenant, id: wanted})
-RETURN
+WITH
 // [[[cog from kgmem.store.rules import cog_details_map; cog_details_map('', ' AS hit') ]]]
 CASE WHEN $full IS NULL OR m.id IN $full THEN
   {id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,
@@ -52,3 +53,5 @@ ELSE
                      ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END}
 END AS hit
 // [[[end]]]
+// one row: the maps as a list (a record per map cost the driver ~1.2 ms per recall of 60 maps)
+RETURN collect(hit) AS hits

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypeGuard
 
 from ..config import DEFAULT_HITS
@@ -353,7 +354,7 @@ def read_details(
             entity_keys=entity_keys,
             **got.filters.params(),
         )
-        got.details.update({r["hit"]["id"]: r["hit"] for r in rows})
+        got.details.update({hit["id"]: hit for hit in rows[0]["hits"]})
 
 
 def known_similarities(found: dict[str, ch.Candidates], ids: Sequence[str]) -> dict[str, float]:
@@ -504,7 +505,7 @@ def judge(
     ``opts.learned`` is false) decide the answer; sets each hit's ``confident``."""
     judgements, abstained, reason = decide(hits, set(q.identifiers), opts.policy)
     model = model or (confidence.shipped() if opts.learned else None)
-    mentions = {i: sorted(mentioned(d, entity_keys)) for i, d in got.details.items()}
+    mentions = {i: sorted(mentioned(d, entity_keys)) for i, d in got.details.items()} if entity_keys else {}
     values = confidence.features(
         hits,
         {h.id: h.channels for h in hits},
@@ -601,11 +602,20 @@ def mentioned(detail: dict[str, Any], entity_keys: Sequence[str]) -> set[str]:
     """Which of the question's entities a candidate mentions: by the graph, or written in its text unless it is
     a chat turn (a name in a turn mostly addresses the other speaker: on LoCoMo's development chats counting
     those cost 0.03 frac@10)."""
-    have = set(detail.get("mentions") or ()) & set(entity_keys)
-    rest = [k for k in entity_keys if k not in have]
-    if rest and detail.get("text") and meaning.speaker(detail["text"]) is None:
-        have.update(meaning.written(detail["text"], rest))
+    if not entity_keys:
+        return set()
+    graph = detail.get("mentions") or ()
+    have = {k for k in entity_keys if k in graph}
+    text = detail.get("text")
+    if text and len(have) < len(entity_keys):
+        have |= _written_in(text, tuple(k for k in entity_keys if k not in have))
     return have
+
+
+@lru_cache(maxsize=16384)
+def _written_in(text: str, keys: tuple[str, ...]) -> frozenset[str]:
+    """:func:`mentioned`'s reading of a text (cached: the same candidates come back question after question)."""
+    return frozenset() if meaning.speaker(text) is not None else frozenset(meaning.written(text, keys))
 
 
 def names_of(detail: dict[str, Any]) -> list[str]:

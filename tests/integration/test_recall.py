@@ -469,7 +469,8 @@ def test_details_reads_full_maps_for_the_kept_and_pool_maps_for_the_rest(mg):
         entity_keys=["maya"],
         **Filters(mg.tenant).params(),
     )
-    maps = {r["hit"]["id"]: r["hit"] for r in rows}
+    assert len(rows) == 1  # one row: the maps as a list
+    maps = {hit["id"]: hit for hit in rows[0]["hits"]}
     assert {"similarity", "superseded_by", "causes"} <= set(maps["a"])
     assert not {"similarity", "superseded_by", "causes"} & set(maps["b"])
     assert maps["b"]["names"] == ["jon"] and maps["a"]["mentions"] == ["maya"]
@@ -482,7 +483,7 @@ def test_details_reads_full_maps_for_the_kept_and_pool_maps_for_the_rest(mg):
         topic_vector=None,
         entity_keys=[],
         **Filters(mg.tenant).params(),
-    )[0]["hit"]
+    )[0]["hits"][0]
     # the question names no one here: the pool map's topic cosine is the cosine to the question itself
     assert "similarity" in both and abs(maps["b"]["topic_similarity"] - both["similarity"]) < 1e-9
     # a cosine a channel already scored is read from $known, not computed again (full and pool maps alike)
@@ -496,7 +497,7 @@ def test_details_reads_full_maps_for_the_kept_and_pool_maps_for_the_rest(mg):
         entity_keys=[],
         **Filters(mg.tenant).params(),
     )
-    read = {r["hit"]["id"]: r["hit"] for r in known}
+    read = {hit["id"]: hit for hit in known[0]["hits"]}
     assert read["a"]["similarity"] == 0.25 and read["b"]["topic_similarity"] == 0.125
     res = mg.recall("what does Maya play?", k=2, explain=True)
     assert res.hits[0].id == "a" and res.hits[0].similarity is not None
@@ -511,7 +512,7 @@ def test_details_reads_full_maps_for_the_kept_and_pool_maps_for_the_rest(mg):
         entity_keys=[],
         **Filters(mg.tenant).params(),
     )
-    cosines = {r["hit"]["id"]: 2 * r["hit"]["similarity"] - 1 for r in computed}
+    cosines = {hit["id"]: 2 * hit["similarity"] - 1 for hit in computed[0]["hits"]}
     assert len(res.hits) == 2 and all(abs(h.similarity - cosines[h.id]) < 1e-6 for h in res.hits)
 
 
