@@ -578,7 +578,13 @@ def codes_absent(q: Question, read: list[str]) -> list[str]:
     when the question names one: 0.25 ms per recall otherwise)."""
     if not (read and q.identifiers):
         return []
-    return sorted(q.identifiers - set().union(*(identifier_tokens(t) for t in read)))
+    return sorted(q.identifiers - set().union(*(_codes_of(t) for t in read)))
+
+
+@lru_cache(maxsize=16384)
+def _codes_of(text: str) -> frozenset[str]:
+    """The codes a text read contains (cached: the same candidates come back question after question)."""
+    return frozenset(identifier_tokens(text))
 
 
 CODE_ABSENT_CONFIDENCE = 0.05  # the confidence of an answer to a question about a code no memory read contains
