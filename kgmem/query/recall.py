@@ -605,9 +605,9 @@ def topic_similarity(detail: dict[str, Any]) -> float | None:
 
 
 def mentioned(detail: dict[str, Any], entity_keys: Sequence[str]) -> set[str]:
-    """Which of the question's entities a candidate mentions: by the graph, or written in its text unless it is
-    a chat turn (a name in a turn mostly addresses the other speaker: on LoCoMo's development chats counting
-    those cost 0.03 frac@10)."""
+    """Which of the question's entities a candidate mentions: by the graph, or written in its text unless the
+    text opens like a chat turn (``"Name: …"``: a name in a turn mostly addresses the other speaker; on LoCoMo's
+    development chats counting those cost 0.03 frac@10)."""
     if not entity_keys:
         return set()
     graph = detail.get("mentions") or ()
