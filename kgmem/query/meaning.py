@@ -35,6 +35,7 @@ chats; a word it has never seen weighs as the rarest).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import re
@@ -45,7 +46,7 @@ from typing import AbstractSet, Any, Iterable, Sequence
 
 import snowballstemmer
 
-from . import lucene
+from . import lucene, timeparse
 
 IDF_FILE = "idf.json"
 
@@ -143,9 +144,23 @@ class Asked:
         return sum(idf(s) for s in self.salient)
 
 
+# a time phrase is found against a fixed day, so that what a question asks never depends on when it is read
+_TIME_REFERENCE = dt.datetime(2100, 1, 1, tzinfo=dt.timezone.utc)
+# years and ordinals outside a phrase the time parser reads ("the 2023 budget", "on the 8th") are times too
+_YEAR_OR_ORDINAL = re.compile(r"(?:1[89]|20)\d\d|\d+(?:st|nd|rd|th)")
+
+
+def without_time(question: str) -> str:
+    """The question without its time phrase ("What did Jon do in May 2023?" → "What did Jon do?"): the time
+    filters or ranks (:mod:`kgmem.query.timeparse`); it is not what the question is about."""
+    found = timeparse.parse_time_filter(question, _TIME_REFERENCE)
+    return found.rest if found is not None else question
+
+
 @lru_cache(maxsize=4096)
 def asked(question: str) -> Asked:
-    """The question's salient stems (rarest first) and its names."""
+    """The question's salient stems (rarest first) and its names, its time phrase left out."""
+    question = without_time(question)
     tokens = list(_WORD.finditer(question))
     names = []
     for i, m in enumerate(tokens):
@@ -157,7 +172,11 @@ def asked(question: str) -> Asked:
     sal = {
         stem(w)
         for w in words(question)
-        if w not in STOPWORDS and w not in TIME_WORDS and len(w) > 1 and w not in name_set
+        if w not in STOPWORDS
+        and w not in TIME_WORDS
+        and len(w) > 1
+        and w not in name_set
+        and not _YEAR_OR_ORDINAL.fullmatch(w)
     }
     return Asked(tuple(sorted(sal, key=lambda s: (-idf(s), s))), tuple(dict.fromkeys(names)))
 

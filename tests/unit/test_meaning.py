@@ -110,3 +110,17 @@ def test_the_topic_is_the_question_without_its_names_and_its_nearest_memory_is_a
     f = meaning.features("what is Maya's favourite band?", CHAT[:1], [[]], CHAT, False, (), [0.1, None, 0.3])
     assert f["topic_similarity"] == 0.3
     assert meaning.features("what is Maya's favourite band?", CHAT[:1], [[]], CHAT, False)["topic_similarity"] == 0
+
+
+def test_a_time_phrase_is_not_what_a_question_is_about():
+    # the time filters or ranks; "nothing about 2023 in the memories" was said of questions about May 2023
+    assert meaning.asked("What did Maria donate to a homeless shelter in December 2023?").salient == (
+        meaning.asked("What did Maria donate to a homeless shelter?").salient
+    )
+    a = meaning.asked("What book did Tim finish reading on 8th December, 2023?")
+    assert not {"2023", "8th", "decemb"} & set(a.salient) and "book" in a.salient and a.names == ("tim",)
+    assert meaning.asked("How many times has Melanie gone to the beach in 2023?").salient == ("beach",)
+    assert meaning.asked("the 2023 budget for the 21st floor").salient == tuple(
+        sorted({"budget", "floor"}, key=lambda s: (-meaning.idf(s), s))
+    )
+    assert meaning.without_time("What did Jon do in May 2023?") == "What did Jon do?"

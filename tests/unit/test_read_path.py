@@ -414,3 +414,17 @@ def test_a_fact_compiled_from_a_retired_memory_is_retired_with_it():
     }
     out = rc.repeats_of_retired(details, ["steak#f1", "other#f1", "steak"], {"steak": ["vegan"]})
     assert out == {"steak#f1": ["vegan"]}  # else collapse would show the stale sentence at the repeat's place
+
+
+def test_ordinals_and_clock_times_are_not_codes():
+    # "on 8th December" is a date: a memory need not write "8th" for the question to be answered
+    from kgmem.query.abstain import identifier_tokens
+
+    assert identifier_tokens("What did Tim read on 8th December, 2023, at 3pm or 10AM?") == set()
+    assert identifier_tokens("ERR-4411 on db-1 after v2.4.2, the 5k run, sku 77b") == {
+        "err-4411",
+        "db-1",
+        "v2.4.2",
+        "5k",
+        "77b",
+    }
