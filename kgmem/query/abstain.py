@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from functools import lru_cache
+from typing import AbstractSet, Any
 
 from .confidence import best_cosine
+from .timeparse import is_time_token
 
 _IDENT = re.compile(r"(?=[\w\-.]*\d)(?=[\w\-.]*[a-zA-Z])[\w][\w\-.]*[\w]")  # the definition; see below
 _RUN = re.compile(r"[\w\-.]+")
 _DIGIT = re.compile(r"\d")
 _ASCII_LETTER = re.compile(r"[a-zA-Z]")
-# an ordinal or a clock time ("8th", "21st", "3pm") mixes digits and letters but names a time, not a code: "on
-# 8th December" declined as "no memory mentions 8th" (LoCoMo dev: 3 answerable questions)
-_ORDINAL_OR_CLOCK = re.compile(r"\d{1,4}(?:st|nd|rd|th|am|pm)", re.IGNORECASE)
 
 
 # the channels whose agreement counts (the thresholds were calibrated on these three; the context channels
@@ -49,9 +48,10 @@ class AbstainPolicy:
         return asdict(self)
 
 
-def identifier_tokens(text: str) -> set[str]:
+@lru_cache(maxsize=16384)
+def identifier_tokens(text: str) -> frozenset[str]:
     """Tokens mixing letters and digits (codes, ids, versions, hostnames), ordinals and clock times apart:
-    lower-cased."""
+    lower-cased (cached: recall reads the same candidates question after question)."""
     # Same tokens as ``_IDENT.finditer`` but linear: the lookaheads of _IDENT rescan the rest of a run from
     # every position of it, which is quadratic on a long run without a digit. A match is a maximal run of
     # [\w.-] with its leading and trailing '-'/'.' stripped, kept when it has a digit and an ASCII letter.
@@ -59,9 +59,11 @@ def identifier_tokens(text: str) -> set[str]:
     for m in _RUN.finditer(text):
         token = m.group(0).strip("-.")
         if len(token) >= 2 and _DIGIT.search(token) and _ASCII_LETTER.search(token):
-            if not _ORDINAL_OR_CLOCK.fullmatch(token):
+            # an ordinal or a clock time ("8th", "3pm") is a time, not a code: "on 8th December" was declined
+            # as "no memory mentions 8th" (LoCoMo dev: 3 answerable questions)
+            if not is_time_token(token):
                 out.add(token.lower())
-    return out
+    return frozenset(out)
 
 
 @dataclass
@@ -71,7 +73,11 @@ class Judgement:
 
 
 def judge_hit(
-    similarity: float | None, ranks: dict[str, int | None], query_idents: set[str], text: str, policy: AbstainPolicy
+    similarity: float | None,
+    ranks: dict[str, int | None],
+    query_idents: AbstractSet[str],
+    text: str,
+    policy: AbstainPolicy,
 ) -> Judgement:
     sim = similarity if similarity is not None else -1.0
     agreeing = [c for c, r in ranks.items() if c in AGREEMENT_CHANNELS and r is not None and r <= policy.agree_depth]
@@ -90,7 +96,9 @@ def judge_hit(
     return Judgement(False, f"cosine {sim:.2f} with only {len(agreeing)} channel(s) agreeing")
 
 
-def decide(hits: list[Any], query_idents: set[str], policy: AbstainPolicy) -> tuple[list[Judgement], bool, str | None]:
+def decide(
+    hits: list[Any], query_idents: AbstractSet[str], policy: AbstainPolicy
+) -> tuple[list[Judgement], bool, str | None]:
     """Judge each hit (a :class:`~kgmem.results.Hit`: similarity, channels, text); the answer abstains when its
     best hit is not confident."""
     if not hits:

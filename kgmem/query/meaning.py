@@ -146,8 +146,6 @@ class Asked:
 
 # a time phrase is found against a fixed day, so that what a question asks never depends on when it is read
 _TIME_REFERENCE = dt.datetime(2100, 1, 1, tzinfo=dt.timezone.utc)
-# years and ordinals outside a phrase the time parser reads ("the 2023 budget", "on the 8th") are times too
-_YEAR_OR_ORDINAL = re.compile(r"(?:1[89]|20)\d\d|\d+(?:st|nd|rd|th)")
 
 
 def without_time(question: str) -> str:
@@ -176,7 +174,7 @@ def asked(question: str) -> Asked:
         and w not in TIME_WORDS
         and len(w) > 1
         and w not in name_set
-        and not _YEAR_OR_ORDINAL.fullmatch(w)
+        and not timeparse.is_time_token(w)  # outside a phrase the parser reads: "the 2023 budget", "the 8th"
     }
     return Asked(tuple(sorted(sal, key=lambda s: (-idf(s), s))), tuple(dict.fromkeys(names)))
 
@@ -202,30 +200,6 @@ def coverage(a: Asked, texts: Iterable[str]) -> float:
     for t in texts:
         have |= stems(t)
     return sum(idf(s) for s in a.salient if s in have) / total
-
-
-_SIMPLE_KEY = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
-
-
-@lru_cache(maxsize=4096)
-def _key_pattern(key: str) -> re.Pattern[str] | None:
-    if not _SIMPLE_KEY.fullmatch(key):
-        return None
-    body = r"[\s\-]+".join(re.escape(w) for w in key.split())
-    return re.compile(rf"(?<![a-z0-9]){body}(?![a-z0-9])", re.IGNORECASE)
-
-
-def written(text: str, keys: Iterable[str]) -> list[str]:
-    """Which entity ``keys`` (plain lower-case words: ``"cdn"``, ``"maya lopez"``) a text writes as whole words,
-    whatever the graph records it to mention: a record's own ``entities`` replace extraction, so "Marta
-    negotiated a 15% discount with the CDN provider" listed as ``["Marta"]`` still says CDN. A key with other
-    characters is left to the graph."""
-    out = []
-    for k in keys:
-        pat = _key_pattern(k)
-        if pat is not None and pat.search(text):
-            out.append(k)
-    return out
 
 
 def speaker(text: str) -> str | None:

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 _NAME_TOKEN = re.compile(r"[\w][\w\-.'@#]*")
 
 
+def padded_key(text: str) -> str:
+    """A text as a padded entity key (possessives cut): the entity of key ``k`` is written in it as whole words
+    when ``f" {k} "`` occurs in it."""
+    return " " + entity_key(re.sub(r"['’]s\b", "", text)) + " "
+
+
 def question_keys(text: str) -> tuple[str, list[str]]:
     """(the question as a padded entity key, keys of its word n-grams that are written like names).
 
@@ -37,7 +43,7 @@ def question_keys(text: str) -> tuple[str, list[str]]:
                 key = entity_key(" ".join(tokens[i : i + n]))
                 if key:
                     named.add(key)
-    return " " + entity_key(bare) + " ", sorted(named)
+    return padded_key(text), sorted(named)
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,7 @@ class Question:
     @classmethod
     def from_vector(cls, text: str, ranking_text: str, vector: Any, keys: Keys | None = None) -> Question:
         keys = keys_of(ranking_text) if keys is None else keys
-        return cls(text, ranking_text, vector, keys, frozenset(identifier_tokens(text)))
+        return cls(text, ranking_text, vector, keys, identifier_tokens(text))
 
     @cached_property
     def vector_list(self) -> list[float]:

@@ -39,7 +39,7 @@ from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
 from .fusion import boost as add_bonuses
 from .own_keywords import Given
-from .question import Keys, Question, keys_of
+from .question import Keys, Question, keys_of, padded_key
 
 CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
 CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "context_keyword", "window_keyword")
@@ -578,13 +578,7 @@ def codes_absent(q: Question, read: list[str]) -> list[str]:
     when the question names one: 0.25 ms per recall otherwise)."""
     if not (read and q.identifiers):
         return []
-    return sorted(q.identifiers - set().union(*(_codes_of(t) for t in read)))
-
-
-@lru_cache(maxsize=16384)
-def _codes_of(text: str) -> frozenset[str]:
-    """The codes a text read contains (cached: the same candidates come back question after question)."""
-    return frozenset(identifier_tokens(text))
+    return sorted(q.identifiers - set().union(*(identifier_tokens(t) for t in read)))
 
 
 CODE_ABSENT_CONFIDENCE = 0.05  # the confidence of an answer to a question about a code no memory read contains
@@ -621,7 +615,10 @@ def mentioned(detail: dict[str, Any], entity_keys: Sequence[str]) -> set[str]:
 @lru_cache(maxsize=16384)
 def _written_in(text: str, keys: tuple[str, ...]) -> frozenset[str]:
     """:func:`mentioned`'s reading of a text (cached: the same candidates come back question after question)."""
-    return frozenset() if meaning.speaker(text) is not None else frozenset(meaning.written(text, keys))
+    if meaning.speaker(text) is not None:
+        return frozenset()
+    padded = padded_key(text)  # the entity matcher's own test: the key's words, whole, in the text's key
+    return frozenset(k for k in keys if f" {k} " in padded)
 
 
 def names_of(detail: dict[str, Any]) -> list[str]:

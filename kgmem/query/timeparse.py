@@ -732,6 +732,17 @@ def _tidy(text: str) -> str:
     return text.strip()
 
 
+# a word that is a time whatever surrounds it: a year, an ordinal day, a clock time ("2023", "8th", "3pm")
+_TIME_TOKEN = re.compile(r"(?:1[89]\d\d|20\d\d)|\d{1,4}(?:st|nd|rd|th)|\d{1,2}(?:am|pm)", re.IGNORECASE)
+
+
+def is_time_token(word: str) -> bool:
+    """Whether ``word`` names a time on its own — a year, an ordinal, a clock time: what a question asks about
+    (:mod:`kgmem.query.meaning`) and the codes it names (:func:`kgmem.query.abstain.identifier_tokens`) leave
+    it out (it filters or ranks)."""
+    return _TIME_TOKEN.fullmatch(word) is not None
+
+
 def parse_time_filter(query: str, now: dt.datetime) -> TimeFilter | None:
     """The first (leftmost, then longest) time phrase in ``query`` as a UTC filter, or None if there is none.
 
