@@ -282,7 +282,10 @@ _NAME = re.compile(r"^([A-Z][\w-]+)(?:'s|’s)?\b")
 _NOT_NAMES = frozenset(
     "the a an this that these those it its there here what when where who why how is are was were do does did "
     "can could should would will just so and but or if yes no ok okay also update note fyi pls please new "
-    "today yesterday tomorrow".split()
+    "today yesterday tomorrow "
+    # a chat turn's opening word ("Yep, I made it", "Wow, that's great"): no name
+    "yep yeah yup nope hey hi hello thanks thank sure cool awesome great nice wow woah whoa aww oh ah hmm haha "
+    "lol omg congrats sorry definitely totally absolutely really well right".split()
 )
 
 
@@ -486,6 +489,11 @@ _VALUE_SHAPES = (
 )
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
+# what a plant-based food is called after ("coconut milk", "almond milk ice cream", "vegan cheese", "peanut
+# butter"): no animal product
+_PLANT_WORDS = ("coconut", "almond", "oat", "soy", "rice", "cashew", "peanut", "cocoa", "vegan", "plant", "dairy-free")
+_NOT_PLANT = "".join(rf"(?<!{w} )(?<!{w} milk )" for w in _PLANT_WORDS) + r"(?<!non-dairy )(?<!ice )"
+
 # Cross-subject implications: a memory that says the first (e.g. "went vegetarian") retires an earlier memory
 # that takes the second for granted ("my favourite is the bacon burger"). General knowledge, versioned.
 IMPLICATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
@@ -520,7 +528,7 @@ IMPLICATIONS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     (
         "diet without animal products",
         _words(r"vegan", r"plant-based", r"dairy-free", r"lactose"),
-        _words(r"cheese", r"milk", r"cream", r"butter", r"yogh?urt", r"eggs?", r"ice cream", r"latte"),
+        _words(_NOT_PLANT + r"(?:cheese|milk|cream|butter|yogh?urt|latte)", r"eggs?", _NOT_PLANT + r"ice cream"),
     ),
     (
         "no alcohol",
@@ -917,8 +925,10 @@ def cues(text: str) -> Cues:
 
 def implied_retirements(newer_text: str, older_text: str) -> tuple[str, ...]:
     """The implications by which ``newer_text`` retires ``older_text`` (names from :data:`IMPLICATIONS`)."""
-    triggered, retired = _implication_sides(newer_text)[0], _implication_sides(older_text)[1]
-    return tuple(name for name, _, _ in IMPLICATIONS if name in triggered and name in retired)
+    triggered, (already, retired) = _implication_sides(newer_text)[0], _implication_sides(older_text)
+    # an older memory that states the same itself ("it's dairy-free vanilla with coconut cream frosting") takes
+    # it for granted: it does not contradict it
+    return tuple(name for name, _, _ in IMPLICATIONS if name in triggered and name in retired and name not in already)
 
 
 @lru_cache(maxsize=_CACHE)

@@ -32,6 +32,7 @@ from typing import Any, Mapping, Sequence
 
 from ..config import IN_MEMORY_PAIRS_MAX
 from ..logit import Logit, logit, shipped_json
+from ..query.meaning import speaker
 from ..results import cosine
 from ..store import Store
 from .change_cues import (
@@ -117,6 +118,17 @@ class Pair:
     rank_of_newer: int = 1  # the newer's place among the older's later candidates
 
 
+def other_speakers(newer: str, older: str, newer_subject: str | None, older_subject: str | None) -> bool:
+    """Whether two chat turns are by different speakers, neither about a third person ("Nate: I made it with
+    coconut milk" / "Joanna: I'm lactose intolerant"; "Nate: Sending you the recipe now!"): a turn speaks for its
+    speaker, so neither retires the other. A turn about someone named or a relation ("Aunt Carmen: Mama quit
+    bingo") is left to :func:`someone_else`."""
+    if newer_subject not in (None, "self") or older_subject not in (None, "self"):
+        return False
+    a, b = speaker(newer), speaker(older)
+    return a is not None and b is not None and a != b
+
+
 def pair_features(pair: Pair) -> dict[str, float]:
     """The features of one (newer, older) pair (pure): the cheap ones (:func:`cheap_features`) and the rest
     (:func:`costly_features`)."""
@@ -172,7 +184,7 @@ def _cheap_values(pair: Pair) -> list[float]:
         1.0 if nc.subject is not None and nc.subject == oc.subject else 0.0,  # same_subject
         1.0 if None not in (nc.subject, oc.subject) and nc.subject != oc.subject else 0.0,  # other_subject
         1.0 if (nc.numbers - oc.numbers) and (oc.numbers - nc.numbers) and words_n & words_o else 0.0,  # replaced_value
-        1.0 if someone_else(nc.subject, oc.subject) else 0.0,  # someone_else
+        1.0 if someone_else(nc.subject, oc.subject) or other_speakers(n.text, o.text, nc.subject, oc.subject) else 0.0,
         1.0 if oc.other_person else 0.0,  # older_other_person
         float(min(nc.tentative, 2)),  # tentative
     ]

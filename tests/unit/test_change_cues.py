@@ -80,6 +80,17 @@ def test_implications_retire_what_the_older_statement_took_for_granted():
     assert all(name and trigger.pattern and retired.pattern for name, trigger, retired in IMPLICATIONS)
 
 
+def test_an_implication_leaves_what_agrees_with_it():
+    # the older says the same itself: it takes the diet for granted, it does not contradict it
+    assert not implied_retirements("I went vegan", "it's dairy-free vanilla with a coconut cream frosting")
+    assert implied_retirements("I went vegan", "it's vanilla with a cream frosting")
+    # plant milks, creams and butters are no animal products; dairy ones next to them still are
+    for plant in ("coconut milk ice cream", "almond milk in my coffee", "vegan cheese", "peanut butter toast"):
+        assert not implied_retirements("I went vegan", f"I love {plant}"), plant
+    assert implied_retirements("I went vegan", "I love peanut butter and cheese toast")
+    assert implied_retirements("I went vegan", "I love ice cream")
+
+
 def test_a_stop_of_a_topic_names_the_topic():
     c = cues("he quit cigarettes in March")
     assert "smoking" in c.stopped_topics and "smoking" in cues("smokes a pack a day").topics

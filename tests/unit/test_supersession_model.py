@@ -85,6 +85,21 @@ def test_decide_never_links_two_people_a_question_or_a_tentative_statement():
     assert sup.decide(sure, {"kept_in_clause": 1.0, "correction": 1.0}) is not None
 
 
+def test_a_chat_turn_speaks_for_its_speaker():
+    nate = _side("n", "Nate: Yep, I made it with coconut milk so it's lactose-free now!", 30)
+    joanna = _side("j", "Joanna: I'm lactose intolerant, I can't have the milk ones", 0)
+    joanna_later = _side("j2", "Joanna: I've switched to oat milk now", 30)
+    carmen = _side("c", "Aunt Carmen: Mama quit bingo!! says the new caller is rude", 30)
+    dani = _side("d", "Cousin Dani: Mama is at bingo again tonight, every Thursday", 0)
+    assert sup.pair_features(sup.Pair(nate, joanna, 0.6))["someone_else"] == 1.0  # two speakers, each of self
+    recipe = _side("r", "Nate: No problem, Joanna! Sending you the recipe now!", 30)  # no subject: the speaker's
+    assert sup.pair_features(sup.Pair(recipe, joanna, 0.6))["someone_else"] == 1.0
+    assert sup.pair_features(sup.Pair(joanna_later, joanna, 0.6))["someone_else"] == 0.0  # one speaker
+    assert sup.pair_features(sup.Pair(carmen, dani, 0.6))["someone_else"] == 0.0  # both about Mama
+    note = _side("x", "I've switched to oat milk now", 30)
+    assert sup.pair_features(sup.Pair(note, joanna, 0.6))["someone_else"] == 0.0  # a note has no speaker
+
+
 def test_rules_link_a_correction_and_an_implication_the_model_misses():
     unsure = _model(-20.0)
     assert sup.decide(unsure, {"correction": 1.0}) is None  # a correction cue alone is not enough
