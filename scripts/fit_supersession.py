@@ -4,7 +4,7 @@ Training data — only what kgmem may ship coefficients from: the updates-dev se
 CC0, ``../shared/datasets/updates-dev``), kgmem's own fixtures/updates (same format) and fixtures/supersession
 (structured facts, ingested here as plain text: a newer statement on the same slot retires the older), plus
 negatives only (nothing in them retires anything it is paired with, by construction of those sets) from
-fixtures/causal/distractors and fixtures/recall. Never LoCoMo (CC BY-NC).
+fixtures/causal/distractors, fixtures/recall and kgmem's template chats (``kgmem_bench.chatgen``). Never LoCoMo (CC BY-NC).
 
 Each case goes into a throwaway tenant as plain text (id, text, at) with the pass itself off; the pairs are the
 ones the pass would score (:func:`kgmem.derived.supersession.candidate_pairs`, same code), labelled from the
@@ -42,6 +42,7 @@ UPDATES = ROOT.parent / "shared" / "datasets" / "updates-dev" / "updates-dev.jso
 GRID_C = (0.03, 0.1, 0.3, 1.0, 3.0)
 GRID_T = (0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 GRID_W = (0.0, 0.5, 1.0)
+CHATS, CHAT_SEED = 8, 29  # template chats as negatives (seed apart from the confidence data's and the IDF's)
 
 
 def _jsonl(path: Path) -> list[dict]:
@@ -91,6 +92,20 @@ def negative_cases() -> list[dict]:
                 "key": f"negatives-{name}",
                 "kind": "negatives",
                 "memories": [{"id": r["id"], "text": r["text"], "at": r["at"]} for r in rows],
+                "questions": [],
+                "positives": [],
+            }
+        )
+    # template chats (written for kgmem, Apache-2.0): small talk full of "now", "new", "actually", "lately",
+    # and news that retires nothing said before it (a chat takes at most one topic of each group)
+    from kgmem_bench import chatgen
+
+    for conv in chatgen.conversations(CHATS, seed=CHAT_SEED):
+        out.append(
+            {
+                "key": f"negatives-{conv['id']}",
+                "kind": "negatives",
+                "memories": [{"id": r["id"], "text": r["text"], "at": r["at"]} for r in conv["records"]],
                 "questions": [],
                 "positives": [],
             }
@@ -349,7 +364,7 @@ def main() -> int:
     shipped = dataclasses.replace(
         fitted,
         data_version=version,
-        trained_on="updates-dev (CC0) + fixtures/updates + fixtures/supersession as text + fixture negatives",
+        trained_on="updates-dev (CC0) + fixtures/updates + fixtures/supersession as text + fixture and template-chat negatives",
         held_out={"C": c, "summary": {k: v["held_out"] for k, v in cv["by_dataset"].items()}, "pairs": cv["pairs"]},
     )
     print(f"chosen C={c} threshold={t} chain weight={w}; data {version}; {len(rows)} pairs")

@@ -399,10 +399,13 @@ def _run_conversation(
     rep = report.to_dict()
     if report.errors:
         notes.append(f"**{sid}: ingest reported {len(report.errors)} error(s)** (first: {report.errors[0]}).")
+    inferred = rep.get("edges", {}).get("inferred_supersedes", 0)
     ctx.log(
         f"{sid}: ingested {len(conv['records'])} turns in {ingest_s:.0f} s (created {report.created}, "
-        f"errors {len(report.errors)}); {len(questions)} questions"
+        f"errors {len(report.errors)}, inferred supersessions {inferred}); {len(questions)} questions"
     )
+    # a chat states few changes of state: each inferred link retires a turn from present-tense answers
+    notes.append(f"{sid}: {inferred} SUPERSEDES links inferred from the plain text of {len(conv['records'])} turns.")
     rows: dict[str, list[dict]] = {s: [] for s in SYSTEMS}
     errors = 0
     with ctx.timed("recall"):
