@@ -33,7 +33,7 @@ from ..results import Hit, Recall, cosine, from_epoch, iso, normalised, retiring
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
-from . import confidence, currency, meaning, own_keywords
+from . import confidence, currency, meaning, own_keywords, timeparse
 from .abstain import AbstainPolicy, Judgement, decide, identifier_tokens
 from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
@@ -548,22 +548,21 @@ def judge(
             abstained = True
             reason = f"not confident: the best hit was retired by '{hits[0].superseded_by[0]}'"
             judgements[0] = Judgement(False, reason)
-    absent_codes = codes_absent(q, read)
-    if hits and p_answer is not None and absent_codes and len(absent_codes) == len(q.identifiers):
-        # the question names a code (zx7k, INV-30000) that no memory read contains: the answer is not there,
-        # whatever the words around it match (the mirror of the exact-token rule above; a rule, not the model)
-        p_answer = min(p_answer, CODE_ABSENT_CONFIDENCE)
+    missing = answer_absent(q, read, hits)
+    if hits and p_answer is not None and missing is not None:
+        # what the question asks for is in no memory read, whatever the words around it match: a rule, not the
+        # model (the mirror of the exact-token rule above)
+        p_answer = min(p_answer, ABSENT_CONFIDENCE)
         abstained = True
-        reason = f"not confident: no memory mentions {', '.join(absent_codes)}"
+        reason = f"not confident: {missing[0]}"
         judgements[0] = Judgement(False, reason)
     for hit, j in zip(hits, judgements):
         hit.confident = j.confident and not abstained
     decline: dict[str, Any] | None = None
     if abstained and not hits:
         decline = {"kind": "no_match"}
-    elif abstained and absent_codes and len(absent_codes) == len(q.identifiers):
-        text = f"nothing about {' '.join(absent_codes)} in the memories"
-        decline = {"kind": "topic_absent", "topic": absent_codes, "message": text}
+    elif abstained and missing is not None:
+        decline = missing[1]
     elif abstained:
         decline = (meaning.decline(q.text, read, read_names) if model is not None else None) or {
             "kind": "low_confidence"
@@ -581,7 +580,37 @@ def codes_absent(q: Question, read: list[str]) -> list[str]:
     return sorted(q.identifiers - set().union(*(identifier_tokens(t) for t in read)))
 
 
-CODE_ABSENT_CONFIDENCE = 0.05  # the confidence of an answer to a question about a code no memory read contains
+def answer_absent(q: Question, read: list[str], hits: Sequence[Hit]) -> tuple[str, dict[str, Any]] | None:
+    """What the question asks for that no memory read gives, when a rule can tell: (why, decline), else None.
+
+    * a code the question names (``zx7k``, ``INV-30000``) that none of the texts read contains;
+    * a question asking when something is or will be ("when does the Lisbon office lease end?") where none of
+      the best :data:`WHEN_HITS` hits that are about it (:func:`about`) states a time: the time a memory was
+      recorded answers "when did …?", not "when is …?" (the time is in the words or nowhere)."""
+    codes = codes_absent(q, read)
+    if codes and len(codes) == len(q.identifiers):
+        text = f"nothing about {' '.join(codes)} in the memories"
+        return f"no memory mentions {', '.join(codes)}", {"kind": "topic_absent", "topic": codes, "message": text}
+    if hits and timeparse.asks_when_ahead(q.text) and not any(map(timeparse.says_when, about(q, hits[:WHEN_HITS]))):
+        topic = meaning.topic_words(q.text)
+        text = "no memory says when" + (f" ({' '.join(topic)})" if topic else "")
+        return "no memory read states a time", {"kind": "topic_absent", "topic": ["when", *topic], "message": text}
+    return None
+
+
+def about(q: Question, hits: Sequence[Hit]) -> list[str]:
+    """The texts of ``hits`` about what the question asks: that write a name it names ("Lisbon"), or, when it
+    names none, a word of its topic (a memory about the Porto office's lease says nothing of Lisbon's)."""
+    asked = meaning.asked(q.text)
+    if asked.names:
+        names = set(asked.names)
+        return [h.text for h in hits if names & set(meaning.words(h.text))]
+    topic = set(asked.salient)
+    return [h.text for h in hits if topic & meaning.stems(h.text)]
+
+
+ABSENT_CONFIDENCE = 0.05  # the confidence of an answer whose asked-for code or time no memory read gives
+WHEN_HITS = 5  # the hits whose words a question asking when something is must find a time in
 READ_POOL = 60  # candidates (best unboosted fused score first) whose texts the meaning features read
 
 

@@ -772,3 +772,44 @@ def parse_time_filter(query: str, now: dt.datetime) -> TimeFilter | None:
                 month = spec.month
         return TimeFilter(start, end, phrase, rest, kind=kind, month=month)
     return None
+
+
+# a time a text states, in any form (a date, a weekday, a month, a clock time, an ordinal, a year, a relative day
+# or period, a quarter, a recurrence, a condition): what a question asking when something is or will be needs
+# its evidence to say (:func:`says_when`); broad on purpose, since a false "yes" only leaves it to the model
+_STATES_TIME = _LazyRx(
+    _L
+    + r"(?:"
+    + _DATE
+    + r"|(?:today|tomorrow|tonight|yesterday|noon|midnight|weekend|overnight)\b"
+    + r"|(?:next|last|this|coming|following|every|each)\s+(?:\w+\s+)?(?:day|week|month|year|quarter|"
+    + r"morning|afternoon|evening|night|weekend|spring|summer|autumn|fall|winter)s?\b"
+    + r"|(?:in|within|after)\s+(?:a|an|"
+    + _NUM
+    + r")\s+(?:days?|weeks?|weekends?|months?|years?|hours?)\b"
+    + r"|(?:a|an|"
+    + _NUM
+    + r")\s+(?:days?|weeks?|weekends?|months?|years?)\s+(?:later|from now|away)\b"
+    + r"|(?:end|start|beginning|middle)\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:week|month|year|quarter)\b"
+    + r"|q[1-4]\b|h[12]\b|daily|weekly|monthly|quarterly|annually|yearly|biweekly"
+    + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\d{1,2}:\d\d\b|(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)\b"
+    # a condition answers "when do we see ERR-4412?": "… when the report template is missing"
+    + r"|(?:when|whenever|once|while|during|before|after|until)\s"
+    + r")"
+)
+
+
+# a question asking when something is or will be ("when is the audit?", "when does the lease end?"): the time a
+# memory was recorded is not its answer, as it may be for "when did …?"
+_ASKS_WHEN = re.compile(r"^\W*when(?:'s|’s|\s+(?:is|are|am|does|do|will|would|should|shall|can)\b)", re.IGNORECASE)
+
+
+def asks_when_ahead(question: str) -> bool:
+    """Whether ``question`` asks when something is or will be (not when it was: "when did …?")."""
+    return _ASKS_WHEN.search(question) is not None
+
+
+def says_when(text: str) -> bool:
+    """Whether ``text`` states a time (a date, a day, a clock time, a period, a recurrence) or a condition
+    ("when the template is missing", "after a deploy")."""
+    return _STATES_TIME.search(text) is not None

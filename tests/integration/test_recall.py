@@ -592,3 +592,24 @@ def test_a_code_no_memory_mentions_declines_and_a_code_one_mentions_is_answered(
     assert "no memory mentions zx7k" in absent.reason
     found = mg.recall("what does error zx9q mean?")
     assert not found.abstained and found.hits[0].id in {"e1", "e2"}
+
+
+def test_a_question_asking_when_something_is_declines_when_no_memory_states_a_time(mg):
+    mg.ingest(
+        [
+            {"id": "l1", "text": "The Lisbon office is at Rua Augusta 100, third floor.", "at": "2026-02-03"},
+            {"id": "l2", "text": "The Lisbon office has twelve desks and a rooftop terrace.", "at": "2026-02-04"},
+            {"id": "p1", "text": "The Porto office lease ends in June 2027.", "at": "2026-02-05"},
+        ]
+    )
+    when = mg.recall("when does the Lisbon office lease end?")
+    assert when.abstained and when.hits and when.confidence <= 0.05
+    assert when.decline["kind"] == "topic_absent" and when.decline["topic"][0] == "when"
+    assert when.decline["message"].startswith("no memory says when")
+    # the same question where a memory states the time is left to the model
+    mg.ingest([{"id": "l3", "text": "The Lisbon office lease ends on 31 March 2028.", "at": "2026-02-06"}])
+    stated = mg.recall("when does the Lisbon office lease end?")
+    assert "no memory read states a time" not in (stated.reason or "") and stated.hits[0].id == "l3"
+    # when something happened: the time a memory was recorded may answer it
+    past = mg.recall("when did we look at the Lisbon office?")
+    assert "no memory read states a time" not in (past.reason or "")

@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 
+from kgmem.query import timeparse
 from kgmem.query.timeparse import TimeFilter, parse_time_filter
 
 UTC = dt.timezone.utc
@@ -214,3 +215,43 @@ def test_result_is_frozen():
     assert isinstance(tf, TimeFilter)
     with pytest.raises(dataclasses.FrozenInstanceError):
         tf.start = None  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The lease ends in June 2027.",
+        "audit scheduled for next Tuesday",
+        "standup moved to 9:30am",
+        "the audit is on the 14th",
+        "renewal every March",
+        "due tomorrow",
+        "in two weeks",
+        "Q3 planning",
+        "by the end of the month",
+        "I'm organizing a gaming party two weekends later",
+        "on 2026-03-14",
+        "Export service logs ERR-4412 when the report template is missing.",  # a condition answers when
+    ],
+)
+def test_a_text_that_states_a_time_says_when(text):
+    assert timeparse.says_when(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Lisbon office is at Rua Augusta 100, third floor.",
+        "Application logs are retained for 30 days, audit logs for one year.",  # a duration, not a when
+        "Decided to buy 20 electric vans for city deliveries.",
+        "We went to the beach",
+    ],
+)
+def test_a_text_that_states_no_time_does_not(text):
+    assert not timeparse.says_when(text)
+
+
+def test_a_question_asking_when_something_is_or_will_be():
+    ahead = ["when is the SOC 2 audit?", "When does the lease end?", "When's the party?", "when will it ship?"]
+    assert all(timeparse.asks_when_ahead(q) for q in ahead)
+    assert not any(timeparse.asks_when_ahead(q) for q in ["When did Jon go to Paris?", "what is it?", "since when?"])
