@@ -585,20 +585,24 @@ def answer_absent(q: Question, read: list[str], hits: Sequence[Hit]) -> tuple[st
 
     * a code the question names (``zx7k``, ``INV-30000``) that none of the texts read contains;
     * a question asking when something is or will be ("when does the Lisbon office lease end?") where none of
-      the best :data:`WHEN_HITS` hits that are about it (:func:`about`) states a time: the time a memory was
+      the best :data:`WHEN_HITS` hits that are about it (:func:`hits_about`) states a time: the time a memory was
       recorded answers "when did …?", not "when is …?" (the time is in the words or nowhere)."""
     codes = codes_absent(q, read)
     if codes and len(codes) == len(q.identifiers):
         text = f"nothing about {' '.join(codes)} in the memories"
         return f"no memory mentions {', '.join(codes)}", {"kind": "topic_absent", "topic": codes, "message": text}
-    if hits and timeparse.asks_when_ahead(q.text) and not any(map(timeparse.says_when, about(q, hits[:WHEN_HITS]))):
+    if (
+        hits
+        and timeparse.asks_when_ahead(q.text)
+        and not any(map(timeparse.says_when, hits_about(q, hits[:WHEN_HITS])))
+    ):
         topic = meaning.topic_words(q.text)
         text = "no memory says when" + (f" ({' '.join(topic)})" if topic else "")
         return "no memory read states a time", {"kind": "topic_absent", "topic": ["when", *topic], "message": text}
     return None
 
 
-def about(q: Question, hits: Sequence[Hit]) -> list[str]:
+def hits_about(q: Question, hits: Sequence[Hit]) -> list[str]:
     """The texts of ``hits`` about what the question asks: that write a name it names ("Lisbon"), or, when it
     names none, a word of its topic (a memory about the Porto office's lease says nothing of Lisbon's)."""
     asked = meaning.asked(q.text)
