@@ -83,45 +83,22 @@ def slot_cases() -> list[dict]:
     return out
 
 
+def _negatives(key: str, rows: list[dict]) -> dict:
+    """A case of memories that retire nothing they are paired with (labels: none positive)."""
+    memories = [{"id": r["id"], "text": r["text"], "at": r["at"]} for r in rows]
+    return {"key": key, "kind": "negatives", "memories": memories, "questions": [], "positives": []}
+
+
 def negative_cases() -> list[dict]:
-    out = []
-    for name, path in (("distractors", ROOT / "fixtures" / "causal" / "distractors.jsonl"),):
-        rows = _jsonl(path)
-        out.append(
-            {
-                "key": f"negatives-{name}",
-                "kind": "negatives",
-                "memories": [{"id": r["id"], "text": r["text"], "at": r["at"]} for r in rows],
-                "questions": [],
-                "positives": [],
-            }
-        )
+    out = [_negatives("negatives-distractors", _jsonl(ROOT / "fixtures" / "causal" / "distractors.jsonl"))]
     # template chats (written for kgmem, Apache-2.0): small talk full of "now", "new", "actually", "lately",
     # and news that retires nothing said before it (a chat takes at most one topic of each group)
     from kgmem_bench import chatgen
 
-    for conv in chatgen.conversations(CHATS, seed=CHAT_SEED):
-        out.append(
-            {
-                "key": f"negatives-{conv['id']}",
-                "kind": "negatives",
-                "memories": [{"id": r["id"], "text": r["text"], "at": r["at"]} for r in conv["records"]],
-                "questions": [],
-                "positives": [],
-            }
-        )
+    out += [_negatives(f"negatives-{c['id']}", c["records"]) for c in chatgen.conversations(CHATS, seed=CHAT_SEED)]
     rows = _jsonl(ROOT / "fixtures" / "recall" / "memories.jsonl")
     for tenant in sorted({r.get("tenant", "acme") for r in rows}):
-        mem = [{"id": r["id"], "text": r["text"], "at": r["at"]} for r in rows if r.get("tenant", "acme") == tenant]
-        out.append(
-            {
-                "key": f"negatives-recall-{tenant}",
-                "kind": "negatives",
-                "memories": mem,
-                "questions": [],
-                "positives": [],
-            }
-        )
+        out.append(_negatives(f"negatives-recall-{tenant}", [r for r in rows if r.get("tenant", "acme") == tenant]))
     return out
 
 
