@@ -792,7 +792,9 @@ _STATES_TIME = _LazyRx(
     + r")\s+(?:days?|weeks?|weekends?|months?|years?)\s+(?:later|from now|away)\b"
     + r"|(?:end|start|beginning|middle)\s+of\s+(?:the\s+)?(?:\w+\s+)?(?:week|month|year|quarter)\b"
     + r"|q[1-4]\b|h[12]\b|daily|weekly|monthly|quarterly|annually|yearly|biweekly"
-    + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\d{1,2}:\d\d\b|(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)\b"
+    + r"|(?:"
+    + _TIME_TOKEN.pattern  # a year, an ordinal, a clock time ("3pm"), as a question's time tokens
+    + r")\b|\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\d{1,2}:\d\d\b"
     # a condition answers "when do we see ERR-4412?": "… when the report template is missing"
     + r"|(?:when|whenever|once|while|during|before|after|until)\s"
     + r")"
