@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -194,7 +195,7 @@ def recall(
     r = rank(store, embedder, query, filters, ranking_text, opts, clock)
     q, got, hits = r.q, r.got, r.hits
     with clock.step("confidence_ms"):
-        verdict = judge(hits, q, got, r.plain, r.entity_keys, opts)
+        verdict = judge(hits, q, got, r.plain, r.entity_keys, opts, reach={f.id for f in near_top(r.fused, opts)})
     if opts.expand > 0 and hits:
         with clock.step("context_ms"):
             attach_context(store, got.filters.tenant, hits, opts.expand)
@@ -389,12 +390,31 @@ def select(
     about the present, what is current first (:func:`current_first`). The full hit maps of those ``2k``, and the
     pool maps of the other candidates the confidence reads (:func:`read_pool` of the unboosted scores ``plain``),
     are read here in one round trip: the other candidates keep the map the channels returned."""
-    top = fused[: opts.k * 2]
+    top = near_top(fused, opts)
     pool = read_pool(got.details, plain) if plain is not None else []
     read_details(store, q, got, [f.id for f in top], entity_keys, pool)
     if present(q, got, opts):
         top = current_first(store, q, top, got, entity_keys)
     return collapse(top, got.details, got.filters, opts)
+
+
+def counted_retirements(
+    hit: Hit, q: Question, got: Gathered, reach: AbstractSet[str], opts: RecallOptions
+) -> list[dict[str, Any]]:
+    """The retirements of ``hit`` that count for this question, best first, under the ranking's own rule
+    (:func:`retirements`: a link inferred from words counts when the memory that made it is within ``reach``);
+    none unless the question is about the present. A newer turn that says nothing the question brought near
+    the top does not make the answer stale."""
+    if not hit.retired or not present(q, got, opts):
+        return []
+    counted = set(retirements(got.details, [hit.id], set(reach), q.text).get(hit.id, ()))
+    return [r for r in hit.retired if r["id"] in counted]
+
+
+def near_top(fused: list[Fused], opts: RecallOptions) -> list[Fused]:
+    """The candidates hits are chosen from (``2k``: repeats collapse): those the question itself brought near the
+    top, the reach within which a link inferred from words counts (:func:`retirements`)."""
+    return fused[: opts.k * 2]
 
 
 def retirements(
@@ -500,6 +520,7 @@ def judge(
     entity_keys: list[str],
     opts: RecallOptions,
     model: confidence.ConfidenceModel | None = None,
+    reach: AbstractSet[str] = frozenset(),
 ) -> Verdict:
     """Judge every hit by the hand policy, then let the learned confidence (the shipped model unless
     ``opts.learned`` is false) decide the answer; sets each hit's ``confident``."""
@@ -516,6 +537,7 @@ def judge(
         mentions,
         bool(hits) and bool(q.identifiers) and bool(q.identifiers & identifier_tokens(hits[0].text)),
     )
+    stale = counted_retirements(hits[0], q, got, reach, opts) if hits else []
     read_ids = read_pool(got.details, plain)
     read = [got.details[i]["text"] for i in read_ids]
     read_names = [names_of(got.details[i]) for i in read_ids]
@@ -526,7 +548,7 @@ def judge(
             [h.text for h in hits],
             [names_of(got.details.get(h.id) or {}) for h in hits],
             read,
-            bool(hits and hits[0].retired and present(q, got, opts)),
+            bool(stale),
             read_names,
             read_topic,
         )
@@ -540,13 +562,13 @@ def judge(
         abstained = p_answer < model.threshold
         reason = f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None
         judgements[0] = Judgement(not abstained, f"learned confidence {p_answer:.2f} (threshold {model.threshold:.2f})")
-    if hits and hits[0].retired and p_answer is not None and present(q, got, opts):
+    if stale and p_answer is not None:
         # a stale best hit about the present (the memory that retired it is not above it: filtered by the
         # question's kinds or user, say): the answer is as likely wrong as the retirement is sure
-        p_answer *= 1.0 - float(hits[0].retired[0].get("confidence") or 1.0)
+        p_answer *= 1.0 - float(stale[0].get("confidence") or 1.0)
         if model is not None and p_answer < model.threshold and not abstained:
             abstained = True
-            reason = f"not confident: the best hit was retired by '{hits[0].superseded_by[0]}'"
+            reason = f"not confident: the best hit was retired by '{stale[0]['id']}'"
             judgements[0] = Judgement(False, reason)
     missing = answer_absent(q, read, hits)
     if hits and p_answer is not None and missing is not None:

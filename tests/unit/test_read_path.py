@@ -344,6 +344,30 @@ def test_judge_lets_the_learned_model_decide_the_answer():
     assert not yes.abstained and hits[0].confident and not hits[1].confident
 
 
+def test_judge_counts_a_retirement_by_words_only_when_what_retired_it_is_within_reach():
+    """A best hit retired by an inferred link is declined as stale only when the memory that retired it is
+    among the candidates the question brought near the top (the ranking's own rule): a newer chat turn about
+    something else does not make the answer stale. A slot's version chain always counts."""
+    q = Question.from_vector("what kind of writing does Tim do?", "what kind of writing does Tim do?", [0.0])
+    edge = {"id": "n1", "confidence": 0.99, "inferred": True, "cue": "switch:currently"}
+
+    def verdict(reach, inferred=True):
+        hits = _hits([0.6, 0.2], ["Tim: I've been writing about fantasy novels", "Tim: I write articles"])
+        hits[0].retired, hits[0].superseded_by = [{**edge, "inferred": inferred}], ["n1"]
+        details = {"h0": {"text": hits[0].text, "superseded_by": [{**edge, "inferred": inferred}]}}
+        got = rc.Gathered({"vector": ch.Candidates("vector", ["h0", "h1"], [0.6, 0.2])}, details, Filters("t"))
+        return rc.judge(hits, q, got, {"h0": 0.6}, [], rc.RecallOptions(), model=_model(0.5, 3.0), reach=reach)
+
+    far = verdict({"h0", "h1"})
+    assert not far.abstained and far.probability is not None and far.probability > 0.9
+    assert far.features["retired"] == 0.0
+    near = verdict({"h0", "h1", "n1"})
+    assert near.abstained and near.reason == "not confident: the best hit was retired by 'n1'"
+    assert near.probability is not None and near.probability < 0.05 and near.features["retired"] == 1.0
+    chain = verdict({"h0", "h1"}, inferred=False)
+    assert chain.abstained and "retired by 'n1'" in (chain.reason or "")
+
+
 def test_judge_keeps_an_exact_token_decisive_and_abstains_on_nothing():
     q = Question.from_vector("what is zx9q?", "what is zx9q?", [0.0])
     hits = _hits([0.1], ["error zx9q on upload"])
