@@ -76,6 +76,23 @@ def test_features_separate_answerable_from_swapped_and_absent():
     assert meaning.features("Is it still true?", CHAT[:1], [[]], CHAT, True)["retired"] == 1.0
 
 
+def test_topic_any_best_words_and_entity_topic_read_what_they_say():
+    from kgmem.query.confidence import combined
+
+    # topic_any: the best coverage of the topic by any memory read, whichever ranks first
+    lost = meaning.features("What did Caroline make in the pottery class?", [CHAT[2]], [[]], CHAT, False)
+    assert lost["coverage"] == 0.0 and lost["topic_any"] == 1.0
+    partly = meaning.features("What did Caroline make in the pottery class?", [CHAT[2]], [[]], CHAT[1:], False)
+    assert partly["topic_any"] == 0.0
+    # best_words: how much the best hit says (log of 1 + its distinct content stems; the speaker is not said)
+    short = meaning.features("What colour was the glaze?", ["Melanie: Oh okay!"], [[]], CHAT, False)
+    long = meaning.features("What colour was the glaze?", [CHAT[0]], [[]], CHAT, False)
+    assert short["best_words"] == 0.0 and long["best_words"] > 1.5
+    # entity_topic: the entity margin counts as far as the topic is there
+    assert combined({"entity_margin": 0.4, "topic_any": 1.0})["entity_topic"] == pytest.approx(0.4)
+    assert combined({"entity_margin": 0.4, "topic_any": 0.0})["entity_topic"] == 0.0
+
+
 def test_the_two_kinds_of_no_are_said_plainly():
     nothing = meaning.decline("What is Maya's favourite band?", ["Maya likes oat-milk flat whites."])
     assert nothing is not None and nothing["kind"] == "topic_absent"
