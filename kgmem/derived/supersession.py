@@ -26,12 +26,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from ..config import IN_MEMORY_PAIRS_MAX
 from ..logit import Logit, logit, shipped_json
+from ..query import timeparse
 from ..query.meaning import speaker
 from ..results import cosine
 from ..store import Store
@@ -93,6 +95,7 @@ FEATURES = (
     "qualifier_conflict",
     "older_other_person",
     "tentative",
+    "older_dated_event",
 )
 
 
@@ -127,6 +130,25 @@ def other_speakers(newer: str, older: str, newer_subject: str | None, older_subj
         return False
     a, b = speaker(newer), speaker(older)
     return a is not None and b is not None and a != b
+
+
+# a time phrase that places what a memory says before the memory itself: "last week", "yesterday", "last
+# Friday", "three years ago" (not "this week" or "today", which reach up to it)
+_PAST_PHRASE = re.compile(r"(?:last|yesterday)\b", re.IGNORECASE)
+_PAST_HINT = re.compile(r"\b(?:last|yesterday|ago)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def dated_past(text: str, at: dt.datetime) -> bool:
+    """Whether a memory reports something at a time before it was written ("I won my first tournament last week",
+    "we adopted a pup three weeks ago"), by the time phrase recall's filters read
+    (:func:`kgmem.query.timeparse.parse_time_filter`, relative to the memory's own time)."""
+    if not _PAST_HINT.search(text):  # most texts: no parse
+        return False
+    found = timeparse.parse_time_filter(text, at)
+    if found is None:
+        return False
+    return found.kind == "ago" or (found.kind in ("period", "weekday") and bool(_PAST_PHRASE.match(found.phrase)))
 
 
 def pair_features(pair: Pair) -> dict[str, float]:
@@ -187,6 +209,8 @@ def _cheap_values(pair: Pair) -> list[float]:
         1.0 if someone_else(nc.subject, oc.subject) or other_speakers(n.text, o.text, nc.subject, oc.subject) else 0.0,
         1.0 if oc.other_person else 0.0,  # older_other_person
         float(min(nc.tentative, 2)),  # tentative
+        # older_dated_event: a dated report of something that happened, stating no change of its own
+        1.0 if oc.stop + oc.switch + oc.correction == 0 and dated_past(o.text, o.at) else 0.0,
     ]
 
 
@@ -247,12 +271,17 @@ def decide(
     Never when the two are about different people (:func:`~kgmem.derived.change_cues.someone_else`: "my sister
     doesn't like pistachio anymore" retires nothing of mine), when the newer is a question or tentative ("should
     I quit?", "thinking about moving": no positive of the training data is either; a decided future such as
-    "Aunt Rosa will take him" may be a change), or when its sentence about the older's topic keeps it as it was
-    and corrects nothing ("… still a cortado girl"). Else by the model at or above its threshold; else by rule:
+    "Aunt Rosa will take him" may be a change), when its sentence about the older's topic keeps it as it was
+    and corrects nothing ("… still a cortado girl"), or when the older is a dated report of something that
+    happened ("I won my first tournament last week", stating no change of its own) and the newer corrects
+    nothing: what happened then stays true whatever happens next (no positive of the training data retires
+    one). Else by the model at or above its threshold; else by rule:
     a correction that negates a word of the older ("correction: the 21st, not the 14th"), or the implications
     table (a diet, sobriety, a sale: :data:`~kgmem.derived.change_cues.IMPLICATIONS`) when the newer is no
     temporary arrangement and the older is not about someone else."""
     if values.get("someone_else") or values.get("question") or values.get("tentative"):
+        return None
+    if values.get("older_dated_event") and not values.get("correction"):
         return None
     if values.get("kept_in_clause") and not values.get("correction"):
         return None

@@ -100,6 +100,24 @@ def test_a_chat_turn_speaks_for_its_speaker():
     assert sup.pair_features(sup.Pair(note, joanna, 0.6))["someone_else"] == 0.0  # a note has no speaker
 
 
+def test_a_dated_report_of_what_happened_is_never_retired_by_words_unless_corrected():
+    won = _side("w", "Nate: Hey Joanna! I won my first video game tournament last week - so exciting!", 0)
+    again = _side("a", "Nate: Woah, I won an international tournament yesterday! Now I'm able to make a living", 30)
+    assert sup.pair_features(sup.Pair(again, won, 0.7))["older_dated_event"] == 1.0
+    # a change of its own is no mere report: "moved to Lisbon last month" may be retired by a later move
+    moved = _side("m", "I moved to Lisbon last month", 0)
+    assert sup.pair_features(sup.Pair(_side("p", "I moved to Porto", 30), moved, 0.7))["older_dated_event"] == 0.0
+    # "this week" or "today" reaches up to the memory itself: not a report of before
+    for text in ("this week I have a cold", "today I ran 5k", "I run 5k every morning"):
+        assert sup.pair_features(sup.Pair(again, _side("t", text, 0), 0.7))["older_dated_event"] == 0.0, text
+    for text in ("we adopted a pup three weeks ago", "I made vegan ice cream last Friday"):
+        assert sup.pair_features(sup.Pair(again, _side("t", text, 0), 0.7))["older_dated_event"] == 1.0, text
+    sure = _model(20.0)
+    assert sup.decide(sure, {"older_dated_event": 1.0}) is None
+    assert sup.decide(sure, {"older_dated_event": 1.0, "implication": 1.0}) is None  # "went vegan" / that ice cream
+    assert sup.decide(sure, {"older_dated_event": 1.0, "correction": 1.0}) is not None  # "sorry, it was Thursday"
+
+
 def test_rules_link_a_correction_and_an_implication_the_model_misses():
     unsure = _model(-20.0)
     assert sup.decide(unsure, {"correction": 1.0}) is None  # a correction cue alone is not enough
