@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from kgmem.cli import cli
 
-from .test_recall import CHAT
+from .test_recall import ingest_chat
 
 PREMISE = "What did Melanie make in the pottery class?"  # Caroline made the bowl
 ABSENT = "What is Caroline's favourite band?"
@@ -21,19 +21,7 @@ NOW = "2024-04-01"
 
 @pytest.fixture
 def chat(mg):
-    mg.ingest(
-        [
-            {
-                "id": f"t{i}",
-                "text": f"{who}: {text}",
-                "at": f"2024-03-0{1 + i // 4}T10:0{i % 4}:00Z",
-                "stream": f"s{i // 4}",
-                "entities": [who],
-            }
-            for i, (who, text) in enumerate(CHAT)
-        ]
-    )
-    return mg
+    return ingest_chat(mg)
 
 
 def _cli(env: dict, *args: str) -> str:

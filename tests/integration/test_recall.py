@@ -381,8 +381,8 @@ CHAT = [
 ]
 
 
-@pytest.fixture
-def chat(mg):
+def ingest_chat(mg):
+    """The chat above as one record per turn, four turns a session (also used by test_declines_faces.py)."""
     mg.ingest(
         [
             {
@@ -396,6 +396,11 @@ def chat(mg):
         ]
     )
     return mg
+
+
+@pytest.fixture
+def chat(mg):
+    return ingest_chat(mg)
 
 
 def test_an_answerable_question_is_answered_with_its_confidence(chat):
