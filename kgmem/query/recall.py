@@ -407,7 +407,7 @@ def counted_retirements(
     the top does not make the answer stale."""
     if not hit.retired or not present(q, got, opts):
         return []
-    counted = set(retirements(got.details, [hit.id], set(reach), q.text).get(hit.id, ()))
+    counted = set(retirements(got.details, [hit.id], reach, q.text).get(hit.id, ()))
     return [r for r in hit.retired if r["id"] in counted]
 
 
@@ -418,7 +418,7 @@ def near_top(fused: list[Fused], opts: RecallOptions) -> list[Fused]:
 
 
 def retirements(
-    details: dict[str, dict[str, Any]], ids: list[str], reach: set[str], question: str = ""
+    details: dict[str, dict[str, Any]], ids: list[str], reach: AbstractSet[str], question: str = ""
 ) -> dict[str, list[str]]:
     """Per memory of ``ids``, the memories that retired it (its hit map's ``superseded_by``), best first: a
     slot's version chain always; an inferred link from a memory in ``reach`` (one the question itself brought
@@ -520,7 +520,8 @@ def judge(
     entity_keys: list[str],
     opts: RecallOptions,
     model: confidence.ConfidenceModel | None = None,
-    reach: AbstractSet[str] = frozenset(),
+    *,
+    reach: AbstractSet[str],
 ) -> Verdict:
     """Judge every hit by the hand policy, then let the learned confidence (the shipped model unless
     ``opts.learned`` is false) decide the answer; sets each hit's ``confident``."""
@@ -563,8 +564,7 @@ def judge(
         reason = f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None
         judgements[0] = Judgement(not abstained, f"learned confidence {p_answer:.2f} (threshold {model.threshold:.2f})")
     if stale and p_answer is not None:
-        # a stale best hit about the present (the memory that retired it is not above it: filtered by the
-        # question's kinds or user, say): the answer is as likely wrong as the retirement is sure
+        # a stale best hit about the present, what retired it not above it: as likely wrong as the link is sure
         p_answer *= 1.0 - float(stale[0].get("confidence") or 1.0)
         if model is not None and p_answer < model.threshold and not abstained:
             abstained = True

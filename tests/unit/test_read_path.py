@@ -337,10 +337,10 @@ def _hits(sims, texts=None):
 def test_judge_lets_the_learned_model_decide_the_answer():
     q = Question.from_vector("q", "q", [0.0])
     got = rc.Gathered({"vector": ch.Candidates("vector", ["h0", "h1"], [0.3, 0.2])}, {}, Filters("t"))
-    no = rc.judge(_hits([0.3, 0.2]), q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -3.0))
+    no = rc.judge(_hits([0.3, 0.2]), q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -3.0), reach=set())
     assert no.abstained and no.probability is not None and no.probability < 0.5 and "learned" in (no.reason or "")
     hits = _hits([0.3, 0.2])
-    yes = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, 3.0))
+    yes = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, 3.0), reach=set())
     assert not yes.abstained and hits[0].confident and not hits[1].confident
 
 
@@ -373,9 +373,9 @@ def test_judge_keeps_an_exact_token_decisive_and_abstains_on_nothing():
     hits = _hits([0.1], ["error zx9q on upload"])
     hits[0].channels = {"keyword": 1}
     got = rc.Gathered({"keyword": ch.Candidates("keyword", ["h0"], [3.0])}, {}, Filters("t"))
-    verdict = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -9.0))
+    verdict = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -9.0), reach=set())
     assert not verdict.abstained and verdict.features["exact_token"] == 1.0
-    empty = rc.judge([], q, got, {}, [], rc.RecallOptions(learned=False, policy=AbstainPolicy()))
+    empty = rc.judge([], q, got, {}, [], rc.RecallOptions(learned=False, policy=AbstainPolicy()), reach=set())
     assert empty.abstained and empty.probability is None
 
 
