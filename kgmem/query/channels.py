@@ -21,6 +21,7 @@ What a channel learns per tenant (the survival shares, the exact-scan turns) is 
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,13 +31,15 @@ from ..store.rules import KEYWORD_FIELDS, KEYWORD_INDEXES, VECTOR_INDEXES
 from ..store.runtime import RuntimeState
 from . import lucene, own_keywords
 from .filters import Filters
-from .question import Question, question_keys
+from .own_keywords import Given
+from .question import Keys, Question, question_keys
 
 __all__ = tuple(
     [
         "AllChannels",
         "Candidates",
         "all_channels",
+        "candidate_params",
         "entity",
         "families",
         "family_fetch",
@@ -47,6 +50,7 @@ __all__ = tuple(
         "question_keys",
         "use_exact",
         "vector",
+        "words_ahead",
     ]
 )
 
@@ -308,13 +312,72 @@ def families(channels: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [f for f in (vectors, others) if f]
 
 
+def candidate_params(
+    store: Store,
+    keys: Keys,
+    vector: list[float] | None,
+    filters: Filters,
+    depth: int,
+    channels: tuple[str, ...],
+    given: Given | None,
+    exact: bool,
+) -> tuple[dict[str, Any], int, int]:
+    """The parameters of ``recall/candidates`` and the index fetches of the vector and fulltext searches.
+    ``vector``: None for a call that runs no vector channel (it is asked before the question is embedded)."""
+    v_fetch, k_fetch = family_fetch(store.runtime, filters.tenant, channels, depth)
+    if exact:  # 5.26, a tenant that is a sliver of the index: its memories are scanned; keep what the rule kept
+        v_fetch = MAX_FETCH
+    params = dict(
+        vector=vector,
+        vector_fetch=v_fetch,
+        vector_exact=exact,
+        lucene=keys.lucene,
+        tenant_scope=lucene.tenant_scope(filters.tenant),
+        key_ngrams=list(keys.ngrams) if "entity" in channels else None,
+        keyword_fetch=k_fetch,
+        named_keys=list(keys.named),
+        max_mentions=MAX_ENTITY_MENTIONS,
+        depth=depth,
+        # the best k_fetch of each own ranking, as many as Lucene would be asked for (widened below if short)
+        given=None if given is None else {name: ranked[:k_fetch] for name, ranked in given.items()},
+        **filters.params(),
+    )
+    return params, v_fetch, k_fetch
+
+
+def words_ahead(
+    store: Store,
+    keys: Keys,
+    filters: Filters,
+    depth: int,
+    channels: tuple[str, ...],
+    given: Future[Given | None] | None,
+) -> Future[dict[str, Any]] | None:
+    """The ``recall/candidates`` call of the channels that need the question's words, not its vector (the
+    fulltext channels and the entity channel: the second group of :func:`families`), started on the store's pool
+    before the question is embedded, so that the server searches while the embedder runs. ``given``: the small
+    tenant's own keyword rankings being worked out (:func:`kgmem.query.own_keywords.given`), waited for first.
+    None: no such channel is named. :func:`all_channels` takes its row."""
+    words = tuple(c for c in channels if c not in VECTOR_INDEXES)
+    if not words:
+        return None
+
+    def run() -> dict[str, Any]:
+        own = given.result() if given is not None else None
+        params, _, _ = candidate_params(store, keys, None, filters, depth, channels, own, exact=False)
+        return store.read("recall/candidates", channels=list(words), **params)[0]
+
+    return store.runtime.pool.submit(run)
+
+
 def all_channels(
     store: Store,
     q: Question,
     filters: Filters,
     depth: int,
     channels: tuple[str, ...],
-    given: dict[str, list[dict[str, Any]]] | None = None,
+    given: Given | None = None,
+    words: Future[dict[str, Any]] | None = None,
 ) -> AllChannels:
     """The named ``channels`` and every candidate's map (``details``: what the boosts read): ``recall/candidates``
     once per group of :func:`families`, the groups side by side (the vector group on the store's worker thread,
@@ -322,31 +385,18 @@ def all_channels(
     the channels it is given and matches the question's entities, so that its candidates' maps say which they
     mention. An index channel whose survivors fall short while its index had more to give is widened with its
     own statement. ``given``: a small tenant's keyword rankings by its own statistics
-    (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks)."""
-    tenant, state = filters.tenant, store.runtime
-    v_fetch, k_fetch = family_fetch(state, tenant, channels, depth)
-    exact = use_exact(store, tenant, depth)
-    if exact:  # 5.26, a tenant that is a sliver of the index: its memories are scanned; keep what the rule kept
-        v_fetch = MAX_FETCH
-    params = dict(
-        vector=q.vector_list,
-        vector_fetch=v_fetch,
-        vector_exact=exact,
-        lucene=q.keys.lucene,
-        tenant_scope=lucene.tenant_scope(tenant),
-        key_ngrams=list(q.keys.ngrams) if "entity" in channels else None,
-        keyword_fetch=k_fetch,
-        named_keys=list(q.keys.named),
-        max_mentions=MAX_ENTITY_MENTIONS,
-        depth=depth,
-        # the best k_fetch of each own ranking, as many as Lucene would be asked for (widened below if short)
-        given=None if given is None else {name: ranked[:k_fetch] for name, ranked in given.items()},
-        **filters.params(),
-    )
-    groups = families(channels)
-    ahead = [state.pool.submit(store.read, "recall/candidates", channels=list(g), **params) for g in groups[:-1]]
-    last = store.read("recall/candidates", channels=list(groups[-1]), **params)[0]
-    row = merge_rows([*(f.result()[0] for f in ahead), last], groups)
+    (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks). ``words``: the row of the word channels'
+    call :func:`words_ahead` started for these channels and filters (then only the vector group runs here)."""
+    exact = use_exact(store, filters.tenant, depth)
+    params, v_fetch, k_fetch = candidate_params(store, q.keys, q.vector_list, filters, depth, channels, given, exact)
+    groups = families(channels)  # the vector group first, the word channels' group last
+    calls = groups[:-1] if words is not None else groups  # the word channels' row is on its way
+    pending = [
+        store.runtime.pool.submit(store.read, "recall/candidates", channels=list(g), **params) for g in calls[:-1]
+    ]
+    here = [store.read("recall/candidates", channels=list(calls[-1]), **params)[0]] if calls else []
+    rows = [*(f.result()[0] for f in pending), *here, *([words.result()] if words is not None else [])]
+    row = merge_rows(rows, groups)
     found = {name: _from_row(store, name, row, q, filters, depth, exact, v_fetch, k_fetch, given) for name in channels}
     return AllChannels(found, {d["id"]: d for d in row["details"]})
 

@@ -165,7 +165,7 @@ def rank(
     reads (:func:`select`; ``why`` does not judge, so it need not)."""
     clock = clock or Clock()
     keys = keys_of(ranking_text)  # the channels' keys need the words only: worked out once, before the embedder
-    ahead = keywords_ahead(store, filters, ranking_text, keys, opts)
+    ahead = start_ahead(store, filters, ranking_text, keys, opts)
     with clock.step("embed_ms"):
         q = Question.of(clean_text(query), ranking_text, embedder, keys)
     with clock.step("channels_ms"):
@@ -218,6 +218,25 @@ def recall(
 # ---------------------------------------------------------------------------- 1. gather
 
 
+@dataclass
+class Ahead:
+    """What a recall starts before the question is embedded (it needs the question's words, not its vector):
+    a small tenant's own keyword rankings, and the call of the channels that search by words."""
+
+    given: Future[Given | None] | None = None
+    words: Future[dict[str, Any]] | None = None
+
+
+def start_ahead(store: Store, filters: Filters, ranking_text: str, keys: Keys, opts: RecallOptions) -> Ahead:
+    """Start on the store's pool what needs the question's words only (``keys``: those of ``ranking_text``), so
+    that it overlaps the embedder: :func:`keywords_ahead`, and without a time window (one round trip per
+    family) the word channels' ``recall/candidates`` call (:func:`kgmem.query.channels.words_ahead`)."""
+    given = keywords_ahead(store, filters, ranking_text, keys, opts)
+    if filters.start is not None or filters.end is not None:
+        return Ahead(given)
+    return Ahead(given, ch.words_ahead(store, keys, filters, opts.fetch_depth, opts.channels, given))
+
+
 def keywords_ahead(
     store: Store, filters: Filters, ranking_text: str, keys: Keys, opts: RecallOptions
 ) -> Future[Given | None] | None:
@@ -230,22 +249,23 @@ def keywords_ahead(
     return store.runtime.pool.submit(own_keywords.given, store, filters.tenant, ranking_text, opts.channels)
 
 
-def fetch(
-    store: Store, q: Question, filters: Filters, opts: RecallOptions, ahead: Future[Given | None] | None = None
-) -> Gathered:
-    """Every channel's candidates: one round trip without a time window; inside one (where the vector channel
-    may scan the small eligible set exactly) one statement per channel, side by side. ``ahead``: the keyword
-    rankings :func:`keywords_ahead` started for ``q``'s ranking text (else they are worked out here)."""
+def fetch(store: Store, q: Question, filters: Filters, opts: RecallOptions, ahead: Ahead | None = None) -> Gathered:
+    """Every channel's candidates: one round trip per family without a time window; inside one (where the vector
+    channel may scan the small eligible set exactly) one statement per channel, side by side. ``ahead``: what
+    :func:`start_ahead` started for ``q``'s ranking text and these filters (else worked out here)."""
     depth = opts.fetch_depth
     # a small tenant's keyword channels rank by its own statistics (worked out once for every channel)
     t0 = time.perf_counter()
-    if ahead is not None:
-        given = ahead.result()
-    else:
+    if ahead is not None and ahead.given is not None:
+        given = ahead.given.result()
+    elif ahead is None:
         given = own_keywords.given(store, filters.tenant, q.ranking_text, opts.channels) if q.keys.lucene else None
+    else:
+        given = None
     timings = {"own_keywords_ms": (time.perf_counter() - t0) * 1000}  # the wait, when started ahead
     if filters.start is None and filters.end is None:
-        both = ch.all_channels(store, q, filters, depth, opts.channels, given)
+        words = ahead.words if ahead is not None else None
+        both = ch.all_channels(store, q, filters, depth, opts.channels, given, words)
         return Gathered(both.found, both.details, filters, timings=timings)
     runs = store.runtime.pool.map(
         lambda n: ch.one_channel(store, n, q, filters, depth, opts.overfetch, given), opts.channels
@@ -253,9 +273,7 @@ def fetch(
     return Gathered(dict(zip(opts.channels, runs)), {}, filters, timings=timings)
 
 
-def gather(
-    store: Store, q: Question, filters: Filters, opts: RecallOptions, ahead: Future[Given | None] | None = None
-) -> Gathered:
+def gather(store: Store, q: Question, filters: Filters, opts: RecallOptions, ahead: Ahead | None = None) -> Gathered:
     """:func:`fetch`; when the time phrase's window holds nothing eligible, rank without it (the phrase still
     ranks, and the channels read the whole question) and say so."""
     got = fetch(store, q, filters, opts, ahead)

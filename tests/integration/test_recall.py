@@ -537,10 +537,20 @@ def test_the_entity_channel_brings_in_a_named_entitys_memories_by_entities_match
     assert entity["score"] == "entities matched, then the newest"
 
 
-def test_a_small_tenants_keyword_rankings_are_read_while_the_question_is_embedded(recording, embedder, tenant):
-    """A small tenant's own keyword statistics need the question's words, not its vector: their version read
-    starts before the embedder runs (recall.keywords_ahead), so the two overlap. The embedder here waits (up to
-    5 s) for that read to be asked for; run after embedding, as before, it never is while it waits."""
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # a small tenant's own keyword statistics: their version read
+        "recall/tenant_version",
+        # the call of the channels that search by words (fulltext, entities): it needs no vector
+        "recall/candidates",
+    ],
+)
+def test_what_needs_the_words_only_is_asked_while_the_question_is_embedded(recording, embedder, tenant, statement):
+    """A small tenant's own keyword statistics and the word channels' recall/candidates call need the question's
+    words, not its vector: they start before the embedder runs (recall.start_ahead), so the server works while
+    the embedder does. The embedder here waits (up to 5 s) for ``statement`` to be asked for; run after
+    embedding, as before, it never is while it waits."""
     import threading
     import time
 
@@ -557,9 +567,9 @@ def test_a_small_tenants_keyword_rankings_are_read_while_the_question_is_embedde
         def _wait(self):
             if armed.is_set():
                 deadline = time.monotonic() + 5
-                while "recall/tenant_version" not in recording.asked and time.monotonic() < deadline:
+                while statement not in recording.asked and time.monotonic() < deadline:
                     time.sleep(0.005)
-                seen.append("recall/tenant_version" in recording.asked)
+                seen.append(statement in recording.asked)
 
         def encode_one(self, text):
             self._wait()
@@ -577,6 +587,7 @@ def test_a_small_tenants_keyword_rankings_are_read_while_the_question_is_embedde
     res = g.recall("where does billing run?")
     assert seen == [True]
     assert [h.id for h in res.hits] == ["a"]
+    assert recording.asked.count("recall/candidates") == 2  # the word channels' call once, the vector one once
 
 
 def test_a_code_no_memory_mentions_declines_and_a_code_one_mentions_is_answered(mg):
