@@ -176,6 +176,8 @@ def test_first_fetch_from_the_learnt_share():
     state.set_share("t", "vector", 0.0)
     assert ch.first_fetch(state, "t", "vector", 50) == ch.MAX_FETCH  # never more than the cap
     assert ch.first_fetch(state, "other", "vector", 10) == 50  # at least 50
+    state.set_share("t", "vector", 1.0)  # every candidate survives: 30 % to spare, no more
+    assert ch.first_fetch(state, "t", "vector", 50) == 65
 
 
 def test_each_channel_learns_its_own_share_and_a_family_fetches_what_its_neediest_channel_needs():
