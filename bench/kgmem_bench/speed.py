@@ -491,7 +491,7 @@ def _run(ctx: BenchContext) -> dict:
                 "rows": rows_latency,
                 "note": "floor = embedding the question (no cache) + numpy brute-force top-10 over the same "
                 "vectors in memory; as-of's floor is one Bolt round trip (RETURN 1). Latency is measured "
-                "once Neo4j is idle after the ingest (its CPU under 5 % of a core for 2 s), after 40 "
+                f"once Neo4j is idle after the ingest (its CPU under 5 % of a core for 2 s), after {warmup} "
                 "unmeasured warm-up rounds; numpy's BLAS runs on one thread in this suite (its threads "
                 "beside torch's on 2 cores doubled the embedding time).",
             },
