@@ -355,21 +355,22 @@ def words_ahead(
     filters: Filters,
     depth: int,
     channels: tuple[str, ...],
-    given: Future[Given | None] | None,
-) -> Future[dict[str, Any]] | None:
+    ranking_text: str,
+) -> Future[tuple[Given | None, dict[str, Any]]] | None:
     """The ``recall/candidates`` call of the channels that need the question's words, not its vector (the
     fulltext channels and the entity channel: the second group of :func:`families`), started on the store's pool
-    before the question is embedded, so that the server searches while the embedder runs. ``given``: the small
-    tenant's own keyword rankings being worked out (:func:`kgmem.query.own_keywords.given`), waited for first.
-    None: no such channel is named. :func:`all_channels` takes its row."""
+    before the question is embedded, so that the server searches while the embedder runs; first, in the same
+    task, a small tenant's own keyword rankings of ``ranking_text`` (:func:`kgmem.query.own_keywords.given`; no
+    task waits for another, so recalls from many threads cannot starve the pool). None: no such channel is
+    named. :func:`all_channels` takes (the rankings, the row)."""
     words = tuple(c for c in channels if c not in VECTOR_INDEXES)
     if not words:
         return None
 
-    def run() -> dict[str, Any]:
-        own = given.result() if given is not None else None
+    def run() -> tuple[Given | None, dict[str, Any]]:
+        own = own_keywords.given(store, filters.tenant, ranking_text, channels) if keys.lucene is not None else None
         params, _, _ = candidate_params(store, keys, None, filters, depth, channels, own, exact=False)
-        return store.read("recall/candidates", channels=list(words), **params)[0]
+        return own, store.read("recall/candidates", channels=list(words), **params)[0]
 
     return store.runtime.pool.submit(run)
 
@@ -381,7 +382,7 @@ def all_channels(
     depth: int,
     channels: tuple[str, ...],
     given: Given | None = None,
-    words: Future[dict[str, Any]] | None = None,
+    words: Future[tuple[Given | None, dict[str, Any]]] | None = None,
 ) -> AllChannels:
     """The named ``channels`` and every candidate's map (``details``: what the boosts read): ``recall/candidates``
     once per group of :func:`families`, the groups side by side (the vector group on the store's worker thread,
@@ -389,8 +390,9 @@ def all_channels(
     the channels it is given and matches the question's entities, so that its candidates' maps say which they
     mention. An index channel whose survivors fall short while its index had more to give is widened with its
     own statement. ``given``: a small tenant's keyword rankings by its own statistics
-    (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks). ``words``: the row of the word channels'
-    call :func:`words_ahead` started for these channels and filters (then only the vector group runs here)."""
+    (:func:`kgmem.query.own_keywords.given`; None: Lucene ranks). ``words``: what :func:`words_ahead` started
+    for these channels and filters, the rankings and the row of the word channels' call (then only the vector
+    group runs here, and ``given`` comes from it)."""
     exact = use_exact(store, filters.tenant, depth)
     params, v_fetch, k_fetch = candidate_params(store, q.keys, q.vector_list, filters, depth, channels, given, exact)
     groups = families(channels)  # the vector group first, the word channels' group last
@@ -399,7 +401,10 @@ def all_channels(
         store.runtime.pool.submit(store.read, "recall/candidates", channels=list(g), **params) for g in calls[:-1]
     ]
     here = [store.read("recall/candidates", channels=list(calls[-1]), **params)[0]] if calls else []
-    rows = [*(f.result()[0] for f in pending), *here, *([words.result()] if words is not None else [])]
+    rows = [*(f.result()[0] for f in pending), *here]
+    if words is not None:
+        given, row = words.result()
+        rows.append(row)
     row = merge_rows(rows, groups)
     found = {name: _from_row(store, name, row, q, filters, depth, exact, v_fetch, k_fetch, given) for name in channels}
     return AllChannels(found, {d["id"]: d for d in row["details"]})

@@ -221,20 +221,21 @@ def recall(
 @dataclass
 class Ahead:
     """What a recall starts before the question is embedded (it needs the question's words, not its vector):
-    a small tenant's own keyword rankings, and the call of the channels that search by words."""
+    the call of the channels that search by words, with a small tenant's own keyword rankings, or (inside a time
+    window, where each channel runs its own statement) those rankings alone."""
 
     given: Future[Given | None] | None = None
-    words: Future[dict[str, Any]] | None = None
+    words: Future[tuple[Given | None, dict[str, Any]]] | None = None
 
 
 def start_ahead(store: Store, filters: Filters, ranking_text: str, keys: Keys, opts: RecallOptions) -> Ahead:
     """Start on the store's pool what needs the question's words only (``keys``: those of ``ranking_text``), so
-    that it overlaps the embedder: :func:`keywords_ahead`, and without a time window (one round trip per
-    family) the word channels' ``recall/candidates`` call (:func:`kgmem.query.channels.words_ahead`)."""
-    given = keywords_ahead(store, filters, ranking_text, keys, opts)
+    that it overlaps the embedder: without a time window (one round trip per family) the word channels'
+    ``recall/candidates`` call and the rankings it reads (:func:`kgmem.query.channels.words_ahead`), inside one
+    :func:`keywords_ahead`."""
     if filters.start is not None or filters.end is not None:
-        return Ahead(given)
-    return Ahead(given, ch.words_ahead(store, keys, filters, opts.fetch_depth, opts.channels, given))
+        return Ahead(given=keywords_ahead(store, filters, ranking_text, keys, opts))
+    return Ahead(words=ch.words_ahead(store, keys, filters, opts.fetch_depth, opts.channels, ranking_text))
 
 
 def keywords_ahead(
@@ -256,13 +257,11 @@ def fetch(store: Store, q: Question, filters: Filters, opts: RecallOptions, ahea
     depth = opts.fetch_depth
     # a small tenant's keyword channels rank by its own statistics (worked out once for every channel)
     t0 = time.perf_counter()
-    if ahead is not None and ahead.given is not None:
-        given = ahead.given.result()
-    elif ahead is None:
+    if ahead is None:
         given = own_keywords.given(store, filters.tenant, q.ranking_text, opts.channels) if q.keys.lucene else None
-    else:
-        given = None
-    timings = {"own_keywords_ms": (time.perf_counter() - t0) * 1000}  # the wait, when started ahead
+    else:  # started ahead: the wait (the word channels' call brings its rankings with its row)
+        given = ahead.given.result() if ahead.given is not None else None
+    timings = {"own_keywords_ms": (time.perf_counter() - t0) * 1000}
     if filters.start is None and filters.end is None:
         words = ahead.words if ahead is not None else None
         both = ch.all_channels(store, q, filters, depth, opts.channels, given, words)

@@ -590,6 +590,26 @@ def test_what_needs_the_words_only_is_asked_while_the_question_is_embedded(recor
     assert recording.asked.count("recall/candidates") == 2  # the word channels' call once, the vector one once
 
 
+def test_recalls_from_many_threads_at_once_finish_and_rank_as_one_alone(mg):
+    """Eight threads recalling at once on one graph share the store's pool of four (each recall's word channels'
+    call and its keyword rankings run there): every recall finishes, within two minutes, and ranks as it does
+    alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    mg.ingest(
+        [{"id": i, "text": t, "at": "2026-02-01", "stream": "deploys"} for i, t in TOKEN_CORPUS]
+        + [{"id": "p1", "text": "Priya read the billing job log excerpt", "at": "2026-02-02", "entities": ["Priya"]}]
+    )
+    questions = [f"What did Priya say about ticket zx{n}q?" for n in range(16)]
+    alone = [[h.id for h in mg.recall(q, k=3).hits] for q in questions]
+    threads = ThreadPoolExecutor(max_workers=8)
+    try:  # a recall that never ends fails here (TimeoutError) instead of hanging the run
+        together = list(threads.map(lambda q: [h.id for h in mg.recall(q, k=3).hits], questions, timeout=120))
+    finally:
+        threads.shutdown(wait=False, cancel_futures=True)
+    assert together == alone and all(alone)
+
+
 def test_a_code_no_memory_mentions_declines_and_a_code_one_mentions_is_answered(mg):
     mg.ingest(
         [
