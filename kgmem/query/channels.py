@@ -385,8 +385,9 @@ def all_channels(
     words: Future[tuple[Given | None, dict[str, Any]]] | None = None,
 ) -> AllChannels:
     """The named ``channels`` and every candidate's map (``details``: what the boosts read): ``recall/candidates``
-    once per group of :func:`families`, the groups side by side (the vector group on the store's worker thread,
-    the other in this one: 2 cores search an HNSW index and a Lucene one at the same time); each call runs only
+    once per group of :func:`families`, the groups side by side (the word channels' group on the store's pool —
+    started before the question was embedded when ``words`` is given —, the vector group in this thread: 2 cores
+    search an HNSW index and a Lucene one at the same time); each call runs only
     the channels it is given and matches the question's entities, so that its candidates' maps say which they
     mention. An index channel whose survivors fall short while its index had more to give is widened with its
     own statement. ``given``: a small tenant's keyword rankings by its own statistics
@@ -403,8 +404,8 @@ def all_channels(
     here = [store.read("recall/candidates", channels=list(calls[-1]), **params)[0]] if calls else []
     rows = [*(f.result()[0] for f in pending), *here]
     if words is not None:
-        given, row = words.result()
-        rows.append(row)
+        given, word_row = words.result()
+        rows.append(word_row)
     row = merge_rows(rows, groups)
     found = {name: _from_row(store, name, row, q, filters, depth, exact, v_fetch, k_fetch, given) for name in channels}
     return AllChannels(found, {d["id"]: d for d in row["details"]})
