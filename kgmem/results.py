@@ -265,7 +265,7 @@ class Hit:
 
     @classmethod
     def from_record(cls, rec: dict) -> Hit:
-        """The one formatter from a recall statement's hit map (kgmem/store/rules.py HIT_MAP) to a hit;
+        """The one formatter from a recall statement's hit map (cypher/_templates/hit_map.cypher.tmpl, expanded by kgmem/store/rules.py) to a hit;
         ranking fields (score, confident, channels) are set by recall."""
         retired = retiring_order(rec.get("superseded_by") or [])
         return cls(

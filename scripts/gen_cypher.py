@@ -1,4 +1,4 @@
-"""Expand the cog blocks of cypher/ from kgmem/store/rules.py (``--check``: fail when stale)."""
+"""Expand the cog blocks of cypher/ from kgmem/store/rules.py and cypher/_templates (``--check``: fail when stale)."""
 
 import sys
 

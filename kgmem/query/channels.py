@@ -12,7 +12,7 @@
 * entity — entities whose whole name occurs in the question (the one matcher, written in
   :mod:`kgmem.store.rules` and expanded into the statements) → memories mentioning them, ranked by
   how many they mention, then the newest first (no cosine: the other channels rank by meaning, and a cosine for
-  every memory of a broad entity was a third of recall at 100k, :data:`kgmem.store.rules.ENTITY_MEMORIES`).
+  every memory of a broad entity was a third of recall at 100k, cypher/_templates/entity_memories.cypher.tmpl).
 * the context channels — the same index channels over a memory's derived stream context.
 
 What a channel learns per tenant (the survival shares, the exact-scan turns) is kept by the store

@@ -9,11 +9,28 @@ The rule is written once, here, as data. ``cypher/recall/*.cypher`` carry its ex
 (``// [[[cog ... ]]]`` … ``// [[[end]]]``); ``scripts/gen_cypher.py`` rewrites them, and ``tests/unit/test_cypher_generated.py`` fails when a committed expansion is stale. The parameter
 names of :class:`~kgmem.query.filters.Filters` come from :data:`PARAMS`, so a new filter is one edit here
 (plus its field in ``Filters``, which a test checks against this list).
+
+The Cypher this module expands lives in ``cypher/_templates/*.cypher.tmpl`` (templates, read only by the
+generator in the checkout: no statement runs from Python); here are the rule's conjuncts and what fills the
+templates in.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "cypher" / "_templates"
+
+
+@cache
+def template(name: str) -> str:
+    """``cypher/_templates/<name>.cypher.tmpl`` without its header comment (the generator's; not in the wheel)."""
+    lines = (TEMPLATES / f"{name}.cypher.tmpl").read_text(encoding="utf-8").rstrip("\n").split("\n")
+    while lines and lines[0].startswith("//"):
+        lines.pop(0)
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -68,8 +85,8 @@ def in_index_where(m: str = "m") -> str:
 def where(m: str = "m", indent: str = "", *, tenant: bool = True, continued: bool = False) -> str:
     """The rule as a Cypher boolean expression over the node variable ``m``, one conjunct per line.
 
-    ``tenant=False`` leaves out the tenant conjunct for statements whose MATCH already pins the tenant
-    (``MATCH (m:Memory {tenant: $tenant})``), so the planner's index seek is not written twice;
+    ``tenant=False`` leaves out the tenant conjunct for statements whose node pattern already pins the tenant
+    (a property map with the tenant), so the planner's index seek is not written twice;
     ``continued`` starts with ``AND`` (the rule follows other conditions)."""
     parts = [c.cypher.format(m=m) for c in CLAUSES if tenant or c.params != ("tenant",)]
     lines: list[str] = []
@@ -95,14 +112,7 @@ def cog_where(m: str = "m", indent: str = "", *, tenant: bool = True, continued:
 # matches) — and that are names: seen name-like in the memories (named_mentions) or written like a name in the
 # question ($named_keys). Entities mentioned by more than $max_mentions memories are too broad to say anything.
 # A null $key_ngrams skips the channel. Yields ``ents`` (a list of entity nodes).
-ENTITY_MATCH = """\
-CALL () {
-  UNWIND coalesce($key_ngrams, []) AS wanted
-  MATCH (e:Entity {tenant: $tenant, key: wanted})
-  WHERE (coalesce(e.named_mentions, 0) > 0 OR e.key IN $named_keys)
-    AND COUNT { (e)<-[:MENTIONS]-(:Memory) } <= $max_mentions
-  RETURN collect(DISTINCT e) AS ents
-}"""
+# (cypher/_templates/entity_match.cypher.tmpl)
 
 # The entity channel's memories: eligible memories mentioning the matched entities, by entities matched, then the
 # newest; at most $depth. It ranked them by cosine to the question until 2026-12-04: a cosine for every memory of
@@ -110,24 +120,15 @@ CALL () {
 # channels rank by meaning already; LoCoMo's development half gave the same frac@10 either way (0.7809). Yields
 # ``entity`` (a list of {id, score: null}). In recall/candidates they are read only when 'entity' is in $channels: the call that runs the vector channels beside the one that
 # runs the others matches the entities too (its candidates' maps say which they mention) but leaves this to it.
-ENTITY_MEMORIES = """\
-CALL (ents) {
-  UNWIND {ents} AS e
-  MATCH (e)<-[:MENTIONS]-(m:Memory)
-  WHERE {where}
-  WITH m, count(DISTINCT e) AS matched
-  ORDER BY matched DESC, m.at DESC, m.id ASC
-  LIMIT $depth
-  RETURN collect({id: m.id, score: null}) AS entity
-}"""
+# (cypher/_templates/entity_memories.cypher.tmpl)
 
 
 def entity_channel(gated: bool = False) -> str:
     """The entity channel as two CALL subqueries (match the entities, then their eligible memories; ``gated``:
     the memories only when 'entity' is in $channels)."""
-    ents = "CASE WHEN 'entity' IN $channels THEN ents ELSE [] END" if gated else "ents"
-    body = ENTITY_MEMORIES.replace("{ents}", ents).replace("{where}", where("m", "        ").lstrip())
-    return ENTITY_MATCH + "\n" + body
+    ents = template("entity_gate") if gated else "ents"
+    body = template("entity_memories").replace("{ents}", ents).replace("{where}", where("m", "        ").lstrip())
+    return template("entity_match") + "\n" + body
 
 
 def cog_entity_channel(gated: bool = False) -> None:
@@ -164,90 +165,22 @@ def scoped_lucene(field: str | None = None) -> str:
     weighing nothing: the scores stay the text's BM25), then the question's terms ($lucene) required in the text
     property ``field`` (None: the statement's $field) — Lucene then returns the tenant's memories only, and a
     tenant's fetch no longer grows with what other tenants hold. Null when $lucene is."""
-    target = "' + $field + '" if field is None else field
-    return f"$tenant_scope + ' +{target}:(' + $lucene + ')'"
+    return template("scoped_lucene").format(field="' + $field + '" if field is None else field)
 
 
-# the end every index channel block shares: the eligibility rule over the fetched rows, then the best $depth
-_ELIGIBLE_TAIL = """\
-  WITH size(rows) AS fetched,
-       [row IN rows WHERE
-{where}
-        | {{id: row.m.id, score: row.score}}] AS eligible
-  RETURN fetched AS {name}_fetched, size(eligible) AS {name}_eligible, eligible[0..$depth] AS {name}
-}}"""
-
-# Neo4j 5.26: the index has no filter, so it returns the $vector_fetch nearest of every tenant and the rule
-# keeps the tenant's. $vector_exact (the tenant is so small a part of the index that the fetch it would take
-# costs more than reading its memories; kgmem.query.channels.use_exact) scans the tenant's memories instead.
-_VECTOR_BLOCK = (
-    """\
-CALL () {{
-  {guard}
-  CALL () {{
-    WITH 1 AS one WHERE NOT $vector_exact
-    CALL db.index.vector.queryNodes('{index}', $vector_fetch, $vector) YIELD node, score
-    RETURN node AS m, score
-    UNION ALL
-    WITH 1 AS one WHERE $vector_exact
-    MATCH (m:Memory {{tenant: $tenant}}) WHERE m.{prop} IS NOT NULL
-    RETURN m, vector.similarity.cosine(m.{prop}, $vector) AS score
-  }}
-  WITH m, score ORDER BY score DESC, m.id ASC LIMIT $vector_fetch
-  WITH collect({{m: m, score: score}}) AS rows
-"""
-    + _ELIGIBLE_TAIL
-)
-
-# A keyword channel: Lucene's BM25 over the fulltext index, or — $given not null — the ranking a small tenant's
-# own statistics gave (kgmem.query.own_keywords: ids and scores, best first), the memories read by id; either
-# way ordered by score, ties by id, then the rule.
-_KEYWORD_BLOCK = (
-    """\
-CALL () {{
-  {guard}
-  CALL () {{
-    WITH 1 AS one WHERE $given IS NULL
-    OPTIONAL CALL db.index.fulltext.queryNodes('{index}', coalesce({query}, 'kgmem-no-keyword-query'),
-                                               {{limit: CASE WHEN $lucene IS NULL THEN 1 ELSE $keyword_fetch END}})
-    YIELD node, score
-    WITH node, score WHERE $lucene IS NOT NULL AND node IS NOT NULL
-    RETURN node AS m, score
-    UNION ALL
-    WITH 1 AS one WHERE $given IS NOT NULL
-    UNWIND coalesce($given['{name}'], []) AS g
-    MATCH (m:Memory {{tenant: $tenant, id: g.id}})
-    RETURN m, g.score AS score
-  }}
-  WITH m, score ORDER BY score DESC, m.id ASC
-  WITH collect({{m: m, score: score}}) AS rows
-"""
-    + _ELIGIBLE_TAIL
-)
-
-
-# Neo4j 2026.x (generation "v2026"): the index itself keeps only the tenant's memories (the in-index conjuncts
-# of the rule) and returns the $vector_fetch nearest of those; the rest of the rule is applied after it, as on
-# 5.26. SEARCH needs a MATCH of one node pattern; its rows are ordered by score here (the procedure's were).
-_VECTOR_SEARCH = """\
-MATCH (m:Memory)
-  SEARCH m IN (VECTOR INDEX {index} FOR $vector WHERE {in_index} LIMIT {limit}) SCORE AS score"""
-
-_VECTOR_BLOCK_2026 = (
-    """\
-CALL () {{
-  {guard}
-  {search}
-  WITH m, score ORDER BY score DESC, m.id ASC
-  WITH collect({{m: m, score: score}}) AS rows
-"""
-    + _ELIGIBLE_TAIL
-)
+# The blocks (cypher/_templates): vector_block (5.26: the index has no filter, so it returns the $vector_fetch
+# nearest of every tenant and the rule keeps the tenant's; $vector_exact — the tenant is so small a part of the
+# index that the fetch it would take costs more than reading its memories, kgmem.query.channels.use_exact —
+# scans the tenant's memories instead), vector_block_2026 (Neo4j 2026.x: the index itself keeps only the
+# tenant's memories, the in-index conjuncts of the rule, through vector_search; the rest of the rule after it),
+# keyword_block (Lucene's BM25 over the fulltext index, or — $given not null — the ranking a small tenant's own
+# statistics gave, kgmem.query.own_keywords, read by id); each then eligible_tail (the rule over the fetched
+# rows, the best $depth).
 
 
 def vector_search(index: str, limit: str, indent: str = "") -> str:
-    """``MATCH (m:Memory) SEARCH m IN (VECTOR INDEX <index> ... WHERE <in-index rule> LIMIT <limit>)``."""
-    text = _VECTOR_SEARCH.format(index=index, in_index=in_index_where("m"), limit=limit)
+    """The in-index filtered search of ``index`` (cypher/_templates/vector_search), at most ``limit`` nearest."""
+    text = template("vector_search").format(index=index, in_index=in_index_where("m"), limit=limit)
     return "\n".join(indent + line if i else line for i, line in enumerate(text.split("\n")))
 
 
@@ -255,22 +188,24 @@ def channel_block(name: str, generation: str | None = None) -> str:
     """The CALL block of one index channel (``vector``, ``keyword``, ``context_vector``, ...), run only when
     ``$channels`` names it; ``generation`` ``v2026`` gives the vector channels' in-index filtered search of
     Neo4j 2026.x."""
-    rule, guard = where("row.m", "          "), f"WITH 1 AS one WHERE '{name}' IN $channels"
+    rule = where("row.m", "          ")
     if name in VECTOR_INDEXES:
-        if generation == "v2026":
-            search = vector_search(VECTOR_INDEXES[name], "$vector_fetch", "  ")
-            return _VECTOR_BLOCK_2026.format(guard=guard, search=search, name=name, where=rule)
         index = VECTOR_INDEXES[name]
-        return _VECTOR_BLOCK.format(guard=guard, index=index, prop=VECTOR_INDEX_PROPERTY[index], name=name, where=rule)
-    query = scoped_lucene(KEYWORD_FIELDS[name])
-    return _KEYWORD_BLOCK.format(guard=guard, index=KEYWORD_INDEXES[name], query=query, name=name, where=rule)
+        if generation == "v2026":
+            block = template("vector_block_2026").format(name=name, search=vector_search(index, "$vector_fetch", "  "))
+        else:
+            block = template("vector_block").format(name=name, index=index, prop=VECTOR_INDEX_PROPERTY[index])
+    else:
+        query = scoped_lucene(KEYWORD_FIELDS[name])
+        block = template("keyword_block").format(name=name, index=KEYWORD_INDEXES[name], query=query)
+    return block + "\n" + template("eligible_tail").format(name=name, where=rule)
 
 
 def cog_scoped_lucene() -> None:
     """recall/keyword: the Lucene query of the index named by $index, its text property $field."""
     import cog
 
-    cog.outl(f"  CALL db.index.fulltext.queryNodes($index, {scoped_lucene()}, {{limit: $fetch}}) YIELD node, score")
+    cog.outl(template("fulltext_by_index").format(query=scoped_lucene()))
 
 
 def cog_channels(*names: str, generation: str | None = None) -> None:
@@ -287,9 +222,9 @@ def cog_vector_search_by_index(limit: str = "$fetch") -> None:
     branches = []
     for index in VECTOR_INDEXES.values():
         branches.append(
-            f"  WITH 1 AS one WHERE $index = '{index}'\n  {vector_search(index, limit, '  ')}\n  RETURN m, score"
+            "  " + template("vector_search_branch").format(index=index, search=vector_search(index, limit, "  "))
         )
-    cog.outl("CALL () {\n" + "\n  UNION ALL\n".join(branches) + "\n}")
+    cog.outl(template("vector_search_by_index").format(branches=("\n" + template("union_all") + "\n").join(branches)))
 
 
 # ---------------------------------------------------------------------------- the vector indexes
@@ -307,11 +242,7 @@ def fulltext_index_statement(index: str) -> str:
     (:data:`KEYWORD_FIELDS`) and the memory's tenant (:data:`FULLTEXT_TENANT_PROPERTY`), English analyser,
     read-your-writes — one source for cypher/schema and the properties the schema check expects."""
     prop = fulltext_index_properties()[index][0]
-    return (
-        f"CREATE FULLTEXT INDEX {index} IF NOT EXISTS\n"
-        f"FOR (m:Memory) ON EACH [m.{prop}, m.{FULLTEXT_TENANT_PROPERTY}]\n"
-        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}"
-    )
+    return template("fulltext_index").format(index=index, prop=prop, tenant=FULLTEXT_TENANT_PROPERTY)
 
 
 def fulltext_index_properties() -> dict[str, list[str]]:
@@ -326,21 +257,10 @@ def cog_fulltext_index(index: str) -> None:
 
 
 def vector_index_statement(index: str, generation: str | None = None) -> str:
-    prop = VECTOR_INDEX_PROPERTY[index]
     with_ = ""
     if generation == "v2026":
-        with_ = "\nWITH [" + ", ".join(f"m.{p}" for p in VECTOR_FILTER_PROPERTIES) + "]"
-    return (
-        f"CREATE VECTOR INDEX {index} IF NOT EXISTS\n"
-        f"FOR (m:Memory) ON m.{prop}{with_}\n"
-        "OPTIONS {indexConfig: {\n"
-        "  `vector.dimensions`: 384,\n"
-        "  `vector.similarity_function`: 'cosine',\n"
-        "  `vector.quantization.enabled`: false,\n"
-        "  `vector.hnsw.m`: 16,\n"
-        "  `vector.hnsw.ef_construction`: 100\n"
-        "}}"
-    )
+        with_ = template("vector_index_with").format(properties=", ".join(f"m.{p}" for p in VECTOR_FILTER_PROPERTIES))
+    return template("vector_index").format(index=index, prop=VECTOR_INDEX_PROPERTY[index], with_=with_)
 
 
 def cog_vector_index(index: str, generation: str | None = None) -> None:
@@ -362,33 +282,14 @@ def cog_vector_index(index: str, generation: str | None = None) -> None:
 # same rule: as of ``$at``, a memory written later does not count), for recall's currency step.
 # ``$known`` maps ids to the cosine to $vector a channel already scored (the vector and entity channels: the
 # same normalised value): read, not computed again — reading a memory's 384 floats was about half of recall/details.
-HIT_MAP = (
-    "{{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], kind: m.kind, origin: m.origin,\n"
-    " subject: m.subject, predicate: m.predicate, object: m.object, polarity: m.polarity,\n"
-    " valid_to_ts: CASE WHEN m.valid_to IS NULL THEN null ELSE [m.valid_to.epochSeconds, m.valid_to.nanosecond] END,\n"
-    " stream: m.stream, user: m.user, causes: COUNT {{ (m)-[:CAUSED_BY]->(:Memory) }},\n"
-    " mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN {keys} | e.key],\n"
-    " names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],\n"
-    " similarity: CASE WHEN $known[m.id] IS NOT NULL THEN $known[m.id] WHEN m.embedding IS NULL THEN null\n"
-    "             ELSE vector.similarity.cosine(m.embedding, $vector) END,\n"
-    " context_similarity: CASE WHEN m.context_embedding IS NULL THEN null\n"
-    "                     ELSE vector.similarity.cosine(m.context_embedding, $vector) END,\n"
-    " topic_similarity: CASE WHEN m.embedding IS NULL OR $topic_vector IS NULL THEN null\n"
-    "                   ELSE vector.similarity.cosine(m.embedding, $topic_vector) END,\n"
-    " superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE {retiring}\n"
-    "                 | {{id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),\n"
-    "                    cue: sr.cue, by: sr.by}}]}}"
-)
+# (cypher/_templates/hit_map.cypher.tmpl)
 
 
 # What recall/candidates returns of every candidate: what the fusion's boosts read (time, the question's entities
 # it mentions, its text for a name it writes) and what chooses the candidates whose full hit map is read next
 # (recall/details: the best 2k and the 60 the confidence reads). A full map for every candidate cost about half
 # of the statement (its three cosines above all: 160 candidates, 35 ms → 17 ms on a LoCoMo chat).
-CANDIDATE_MAP = (
-    "{{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], origin: m.origin,\n"
-    " mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN {keys} | e.key]}}"
-)
+# (cypher/_templates/candidate_map.cypher.tmpl)
 
 
 def one_line_where(m: str) -> str:
@@ -405,27 +306,22 @@ def _cog_lines(lines: list[str], indent: str, suffix: str) -> None:
 # What recall/details returns of a candidate the confidence reads (one of the 60 best by unboosted score) that is
 # not among the best 2k: the names it mentions and its cosine to the question without its names (to the question
 # when it names no one) — not the full map's other cosines, causes and retirements.
-POOL_MAP = (
-    "{{id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], origin: m.origin,\n"
-    " mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN {keys} | e.key],\n"
-    " names: [(m)-[:MENTIONS]->(e:Entity) WHERE coalesce(e.named_mentions, 0) > 0 | e.key][0..8],\n"
-    " topic_similarity: CASE WHEN $topic_vector IS NULL AND $known[m.id] IS NOT NULL THEN $known[m.id]\n"
-    "                   WHEN m.embedding IS NULL THEN null\n"
-    "                   ELSE vector.similarity.cosine(m.embedding, coalesce($topic_vector, $vector)) END}}"
-)
+# (cypher/_templates/pool_map.cypher.tmpl)
 
 
 def cog_details_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
     """recall/details' map: the full hit map for the ids of ``$full`` (all when it is null), else the pool map."""
-    full = HIT_MAP.format(keys=keys, retiring=one_line_where("s")).split("\n")
-    pool = POOL_MAP.format(keys=keys).split("\n")
-    case = ["CASE WHEN $full IS NULL OR m.id IN $full THEN", *("  " + x for x in full), "ELSE"]
-    _cog_lines([*case, *("  " + x for x in pool), "END"], indent, suffix)
+    full = template("hit_map").format(keys=keys, retiring=one_line_where("s")).split("\n")
+    pool = template("pool_map").format(keys=keys).split("\n")
+    case = template("details_case").format(
+        full="\n".join("  " + x for x in full), pool="\n".join("  " + x for x in pool)
+    )
+    _cog_lines(case.split("\n"), indent, suffix)
 
 
 def cog_candidate_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
-    """recall/candidates' map of every candidate (:data:`CANDIDATE_MAP`)."""
-    _cog_lines(CANDIDATE_MAP.format(keys=keys).split("\n"), indent, suffix)
+    """recall/candidates' map of every candidate (cypher/_templates/candidate_map.cypher.tmpl)."""
+    _cog_lines(template("candidate_map").format(keys=keys).split("\n"), indent, suffix)
 
 
 def regenerate(check: bool = False) -> int:
