@@ -354,7 +354,7 @@ def _run(ctx: BenchContext) -> dict:
                     f"total {profile.get('total_ms', float('nan')):.1f}",
                     "—",
                     "—",
-                    "(where recall's time goes; own_keywords is part of channels)",
+                    "(where recall's time goes; a small tenant's own keyword rankings run with the word channels' call)",
                 ],
                 [
                     f"{SMALL_TENANT:,} beside {n:,}",

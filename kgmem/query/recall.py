@@ -259,9 +259,10 @@ def fetch(store: Store, q: Question, filters: Filters, opts: RecallOptions, ahea
     t0 = time.perf_counter()
     if ahead is None:
         given = own_keywords.given(store, filters.tenant, q.ranking_text, opts.channels) if q.keys.lucene else None
-    else:  # started ahead: the wait (the word channels' call brings its rankings with its row)
+    else:  # started ahead: the wait for them (none here when the word channels' call brings them with its row)
         given = ahead.given.result() if ahead.given is not None else None
-    timings = {"own_keywords_ms": (time.perf_counter() - t0) * 1000}
+    waited = ahead is None or ahead.given is not None
+    timings = {"own_keywords_ms": (time.perf_counter() - t0) * 1000} if waited else {}
     if filters.start is None and filters.end is None:
         words = ahead.words if ahead is not None else None
         both = ch.all_channels(store, q, filters, depth, opts.channels, given, words)
