@@ -24,10 +24,13 @@
 //         $tenant (string), $user (string or null), $start (datetime or null), $end (datetime or null),
 //         $at (datetime or null), $include_superseded (bool), $kinds (list of strings or null),
 //         $channels (list of channel names: the channels to run),
-//         $given (map of keyword channel → list of {id, score}, or null: Lucene ranks)
+//         $given (map of keyword channel → list of {id, score}, or null: Lucene ranks),
+//         $maps (bool: every candidate's map even when no entity the question names matched — a time
+//         phrase's ranking window reads their times; without it and without such an entity (the entity
+//         boost's) nothing reads them before recall/details, and details is empty)
 // returns: <channel>_fetched, <channel>_eligible, <channel> (list of {id, score}) for each index channel,
 //          entities (list of {key, name}), entity (list of {id, score}), details (list of candidate maps: id, text, at_ts, origin,
-//          mentions; recall/details reads the full hit map of those recall keeps)
+//          mentions; recall/details reads the full hit map of those recall keeps; empty unless $maps or an entity the question names matched)
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param vector_fetch => 100;
 :param vector_exact => false;
@@ -47,6 +50,7 @@
 :param kinds => null;
 :param channels => ['vector', 'keyword', 'entity', 'context_vector', 'wide_vector', 'context_keyword', 'window_keyword'];
 :param given => null;
+:param maps => true;
 // [[[cog from kgmem.store.rules import cog_channels; cog_channels("vector", "keyword", "context_vector", "wide_vector", "context_keyword", "window_keyword") ]]]
 CALL () {
   WITH 1 AS one WHERE 'vector' IN $channels
@@ -255,7 +259,9 @@ WITH vector_fetched, vector_eligible, vector, keyword_fetched, keyword_eligible,
      window_keyword_eligible, window_keyword, entity, ents,
      [e IN ents | {key: e.key, name: e.name}] AS entities, [e IN ents | e.key] AS ent_keys
 CALL (vector, keyword, context_vector, wide_vector, context_keyword, window_keyword, entity, ent_keys) {
-  UNWIND vector + keyword + context_vector + wide_vector + context_keyword + window_keyword + entity AS hit
+  UNWIND CASE WHEN $maps OR any(k IN ent_keys WHERE k IN $named_keys)
+         THEN vector + keyword + context_vector + wide_vector + context_keyword + window_keyword + entity
+         ELSE [] END AS hit
   WITH DISTINCT hit.id AS wanted
   MATCH (m:Memory {tenant: $tenant, id: wanted})
   RETURN collect(

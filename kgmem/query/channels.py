@@ -344,6 +344,10 @@ def candidate_params(
         depth=depth,
         # the best k_fetch of each own ranking, as many as Lucene would be asked for (widened below if short)
         given=None if given is None else {name: ranked[:k_fetch] for name, ranked in given.items()},
+        # every candidate's map (what the boosts read) when a time phrase ranks by its window; otherwise only when
+        # an entity of the question matched (the statement knows): without either nothing reads them before
+        # recall/details, which reads the kept and pooled candidates' maps anyway
+        maps=filters.rank_window is not None,
         **filters.params(),
     )
     return params, v_fetch, k_fetch

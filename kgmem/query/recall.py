@@ -409,7 +409,7 @@ def select(
     pool maps of the other candidates the confidence reads (:func:`read_pool` of the unboosted scores ``plain``),
     are read here in one round trip: the other candidates keep the map the channels returned."""
     top = near_top(fused, opts)
-    pool = read_pool(got.details, plain) if plain is not None else []
+    pool = read_pool(got.details, plain, unread=True) if plain is not None else []
     read_details(store, q, got, [f.id for f in top], entity_keys, pool)
     if present(q, got, opts):
         top = current_first(store, q, top, got, entity_keys)
@@ -658,11 +658,15 @@ WHEN_HITS = 5  # the hits whose words a question asking when something is must f
 READ_POOL = 60  # candidates (best unboosted fused score first) whose texts the meaning features read
 
 
-def read_pool(details: dict[str, dict[str, Any]], plain: dict[str, float], limit: int = READ_POOL) -> list[str]:
-    """The ids of the best ``limit`` candidates recall read (by unboosted fused score) that have a text (a
-    candidate's map has it: the pool is chosen before its full hit maps are read)."""
-    ids = sorted((i for i in plain if i in details), key=lambda i: -plain[i])
-    return [i for i in ids if details[i].get("text")][:limit]
+def read_pool(
+    details: dict[str, dict[str, Any]], plain: dict[str, float], limit: int = READ_POOL, *, unread: bool = False
+) -> list[str]:
+    """The ids of the best ``limit`` candidates recall read (by unboosted fused score) that have a text.
+    ``unread``: also those with no map yet, their text unknown (:func:`select` chooses the pool before
+    recall/details reads it; the channels return a candidate's map only when something reads it first — a
+    matched entity, a time phrase's window)."""
+    ids = sorted(plain, key=lambda i: -plain[i])
+    return [i for i in ids if (i in details and details[i].get("text")) or (unread and i not in details)][:limit]
 
 
 def topic_similarity(detail: dict[str, Any]) -> float | None:

@@ -304,6 +304,70 @@ def test_the_vector_channels_and_the_others_run_side_by_side_and_merge(mg, monke
     assert maps["p1"]["mentions"] == ["priya"] and res.hits[0].id == "p1"
 
 
+def test_the_channels_return_candidate_maps_only_when_something_reads_them_before_the_details(mg, monkeypatch):
+    """recall/candidates returns every candidate's map when the boosts read them (an entity of the question
+    matched, or a time phrase ranks by its window); otherwise none, and recall/details reads the kept and pooled
+    candidates' maps as always: the same hits, scores and confidence as with every map returned."""
+    mg.ingest(
+        [{"id": i, "text": t, "at": "2026-02-01", "stream": "deploys"} for i, t in TOKEN_CORPUS]
+        + [{"id": "p1", "text": "Priya read the billing job log excerpt", "at": "2026-02-02", "entities": ["Priya"]}]
+    )
+    mg.ingest(  # more candidates than the confidence's pool reads (60), so that which it reads is a choice
+        [
+            {
+                "id": f"n{i}",
+                "text": f"the billing job log excerpt was reviewed again, round {chr(97 + i % 26)}",
+                "at": "2026-01-15",
+            }
+            for i in range(80)
+        ]
+    )
+    calls: list = []
+    _candidates_rows(mg, monkeypatch, calls)
+    read = mg.store.read  # the spy above: records the candidates calls
+    detail_calls: list = []
+
+    def details_spy(name, **params):
+        if name == "recall/details":
+            detail_calls.append((params["ids"], params["full"]))
+        return read(name, **params)
+
+    monkeypatch.setattr(mg.store, "read", details_spy)
+    plain_q, named_q, dated_q = (
+        "which ticket has the log excerpt of the billing job?",
+        "What did Priya say about the billing job log excerpt?",
+        "which ticket had the log excerpt in February 2026?",
+    )
+
+    def maps_per_call(question: str, **kw) -> list[int]:
+        calls.clear()
+        mg.recall(question, k=3, **kw)
+        return [len(row["details"]) for _, row in calls]
+
+    assert maps_per_call(plain_q) == [0, 0]  # nothing reads them before recall/details
+    assert all(n > 0 for n in maps_per_call(named_q))  # the entity boost reads who each candidate mentions
+    assert all(n > 0 for n in maps_per_call(dated_q, time_filters="rank"))  # the time boost reads their times
+
+    def outcome(question: str) -> tuple:
+        detail_calls.clear()
+        res = mg.recall(question, k=5)
+        hits = [(h.id, round(h.score, 9)) for h in res.hits]
+        return hits, res.confidence, res.abstained, res.features, detail_calls[:]
+
+    without = outcome(plain_q)
+    original = ch.candidate_params
+
+    def every_map(*args, **kwargs):
+        params, v_fetch, k_fetch = original(*args, **kwargs)
+        return {**params, "maps": True}, v_fetch, k_fetch
+
+    monkeypatch.setattr(ch, "candidate_params", every_map)
+    assert maps_per_call(plain_q) != [0, 0]
+    assert outcome(plain_q) == without and without[0]
+    ((ids, full),) = without[-1]  # one recall/details call: the best 2k in full, the rest of the pool of 60
+    assert len(ids) == 60 and len(full) == 10
+
+
 @pytest.mark.parametrize("channels", [["vectr"], ["vector", "context"], []])
 def test_an_unknown_or_no_channel_is_a_one_line_input_error(mg, channels):
     with pytest.raises(InputError) as err:
