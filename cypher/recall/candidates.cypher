@@ -16,7 +16,7 @@
 // The eligibility rule, the channel blocks, the entity matcher and the candidate map are expanded from
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
-// params: $vector (list of 384 floats), $vector_fetch (int),
+// params: $vector (list of 384 floats), $vector_fetch (int), $vector_search (int; read on 2026.x only),
 //         $vector_exact (bool: scan the tenant's memories instead of the vector indexes), $lucene (string or null),
 //         $tenant_scope (string: kgmem.query.lucene.tenant_scope), $keyword_fetch (int),
 //         $key_ngrams (list of strings or null: every run of up to 8 words of the question's entity key),
@@ -33,6 +33,7 @@
 //          mentions; recall/details reads the full hit map of those recall keeps; empty unless $maps or an entity the question names matched)
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param vector_fetch => 100;
+:param vector_search => 100;
 :param vector_exact => false;
 :param lucene => 'ravi onboarding';
 :param tenant_scope => '+tenant:"demo"^0';

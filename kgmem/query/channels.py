@@ -104,6 +104,19 @@ def family_fetch(state: RuntimeState, tenant: str, channels: tuple[str, ...], de
     )
 
 
+def vector_search(store: Store, tenant: str, v_fetch: int) -> int:
+    """How many nearest the vector indexes are asked for, of which recall keeps the best ``v_fetch``: for a small
+    tenant (:func:`kgmem.query.own_keywords.small_size`) on a server that filters the index by tenant, every one
+    of its vectors (:data:`MAX_FETCH`, above any small tenant's size) — when no more memories pass the index's
+    filter than are asked for, Lucene scores each of them instead of walking the HNSW graph, so the nearest are
+    exact and do not depend on what else the index holds. Alone in a fresh index, the graph's approximate search
+    found a different 50 nearest for 3 of 50 questions of a 1k tenant of the speed corpus than beside 100k other
+    memories, where the filter already made the search exact ([F], 2026-12-06)."""
+    if not store.server_info().filtered_vector_search or own_keywords.small_size(store, tenant) is None:
+        return v_fetch
+    return max(v_fetch, MAX_FETCH)
+
+
 def note_survival(state: RuntimeState, tenant: str, channel: str, fetched: int, eligible: int) -> None:
     """Remember what share of the index's candidates passed the filters (eligible before the depth cut),
     averaged with what was known."""
@@ -334,6 +347,11 @@ def candidate_params(
     params = dict(
         vector=vector,
         vector_fetch=v_fetch,
+        vector_search=(
+            vector_search(store, filters.tenant, v_fetch)
+            if vector is not None and any(c in VECTOR_INDEXES for c in channels)
+            else v_fetch
+        ),
         vector_exact=exact,
         lucene=keys.lucene,
         tenant_scope=lucene.tenant_scope(filters.tenant),

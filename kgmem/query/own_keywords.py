@@ -168,6 +168,17 @@ def corpus(store: Store, tenant: str) -> Corpus | None:
     return built
 
 
+def small_size(store: Store, tenant: str) -> int | None:
+    """How many memories the tenant holds when it is small (at most :data:`SMALL_TENANT`), else None: the count
+    its keyword statistics were built at, or counted now when this process has neither those nor found it big."""
+    state = store.runtime
+    if state.big_tenant(tenant) is not None:
+        return None
+    kept = state.corpus(tenant)
+    count = kept.version[0] if isinstance(kept, Corpus) else version(store, tenant)[0]
+    return count if count <= SMALL_TENANT else None
+
+
 Given = dict[str, list[dict[str, Any]]]  # keyword channel → its ranking by the tenant's own statistics ({id, score})
 
 

@@ -192,7 +192,8 @@ def channel_block(name: str, generation: str | None = None) -> str:
     if name in VECTOR_INDEXES:
         index = VECTOR_INDEXES[name]
         if generation == "v2026":
-            block = template("vector_block_2026").format(name=name, search=vector_search(index, "$vector_fetch", "  "))
+            search = vector_search(index, "$vector_search", "  ")
+            block = template("vector_block_2026").format(name=name, search=search)
         else:
             block = template("vector_block").format(name=name, index=index, prop=VECTOR_INDEX_PROPERTY[index])
     else:

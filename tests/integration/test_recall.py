@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import uuid
 
+import numpy as np
 import pytest
 
 from kgmem import MemoryGraph
 from kgmem.errors import InputError
 from kgmem.query import channels as ch
+from kgmem.query import own_keywords
 from kgmem.query.recall import CHANNELS, DEFAULT_CHANNELS
 
 from ..conftest import FIXTURES
@@ -366,6 +368,39 @@ def test_the_channels_return_candidate_maps_only_when_something_reads_them_befor
     assert outcome(plain_q) == without and without[0]
     ((ids, full),) = without[-1]  # one recall/details call: the best 2k in full, the rest of the pool of 60
     assert len(ids) == 60 and len(full) == 10
+
+
+def test_a_small_tenants_vector_channels_score_every_vector_so_the_nearest_are_exact(mg, monkeypatch):
+    """On a server that filters the vector index by tenant, a small tenant's vector channels ask the index for
+    more than it holds, so Lucene scores each of its vectors (its search is exact, whatever else the index holds:
+    alone in a fresh index the HNSW walk found a different 50 nearest for 3 of 50 questions of a 1k tenant); the
+    best $vector_fetch are kept. A big tenant, or a server without the filter, asks for $vector_fetch."""
+    notes = [f"the billing job log excerpt was reviewed again, round {i}" for i in range(90)]
+    mg.ingest([{"id": f"n{i}", "text": t, "at": "2026-01-15"} for i, t in enumerate(notes)])
+    asked: list[dict] = []
+    read = mg.store.read
+
+    def spy(name, **params):
+        if name == "recall/candidates" and params["vector"] is not None:
+            asked.append({k: params[k] for k in ("vector_fetch", "vector_search")})
+        return read(name, **params)
+
+    monkeypatch.setattr(mg.store, "read", spy)
+    question = "which round reviewed the billing job log excerpt?"
+    res = mg.recall(question, k=10, explain=True)
+    filtered = mg.store.server_info().filtered_vector_search
+    fetch = asked[-1]["vector_fetch"]
+    assert asked[-1]["vector_search"] == (ch.MAX_FETCH if filtered else fetch) > 90
+    if filtered:  # the vector channel's ranking is the exact one: every stored vector scored by numpy
+        rows = mg.store._driver.execute_query(
+            "MATCH (m:Memory {tenant: $t}) RETURN m.id AS id, m.embedding AS v", t=mg.tenant
+        ).records
+        q = np.asarray(mg.embedder.encode_query(question), dtype=np.float64)
+        exact = sorted(rows, key=lambda r: (-float(np.dot(r["v"], q) / np.linalg.norm(r["v"])), r["id"]))
+        assert res.explain["channels"]["vector"]["ids"] == [r["id"] for r in exact][:50]
+    monkeypatch.setattr(own_keywords, "small_size", lambda store, tenant: None)  # as for a big tenant
+    mg.recall(question + " again", k=10)
+    assert asked[-1]["vector_search"] == asked[-1]["vector_fetch"]
 
 
 @pytest.mark.parametrize("channels", [["vectr"], ["vector", "context"], []])

@@ -18,7 +18,10 @@
 // The eligibility rule, the channel blocks, the entity matcher and the candidate map are expanded from
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
-// params: $vector (list of 384 floats), $vector_fetch (int),
+// params: $vector (list of 384 floats), $vector_fetch (int: the nearest kept per vector index),
+//         $vector_search (int: how many the index is asked for — at least the tenant's size when it is small,
+//         kgmem.query.channels.vector_search, so that it scores every vector of the tenant and the nearest do
+//         not depend on what else it holds),
 //         $vector_exact (bool; not read on 2026.x, whose index filters by tenant), $lucene (string or null),
 //         $tenant_scope (string: kgmem.query.lucene.tenant_scope), $keyword_fetch (int),
 //         $key_ngrams (list of strings or null: every run of up to 8 words of the question's entity key),
@@ -35,6 +38,7 @@
 //          mentions; recall/details reads the full hit map of those recall keeps; empty unless $maps or an entity the question names matched)
 :param vector => COLLECT { MATCH (m:Memory {tenant: 'demo'}) RETURN m.embedding LIMIT 1 }[0];
 :param vector_fetch => 100;
+:param vector_search => 100;
 :param vector_exact => false;
 :param lucene => 'ravi onboarding';
 :param tenant_scope => '+tenant:"demo"^0';
@@ -58,8 +62,8 @@ CYPHER 25
 CALL () {
   WITH 1 AS one WHERE 'vector' IN $channels
   MATCH (m:Memory)
-    SEARCH m IN (VECTOR INDEX memory_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_fetch) SCORE AS score
-  WITH m, score ORDER BY score DESC, m.id ASC
+    SEARCH m IN (VECTOR INDEX memory_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_search) SCORE AS score
+  WITH m, score ORDER BY score DESC, m.id ASC LIMIT $vector_fetch
   WITH collect({m: m, score: score}) AS rows
   WITH size(rows) AS fetched,
        [row IN rows WHERE
@@ -109,8 +113,8 @@ CALL () {
 CALL () {
   WITH 1 AS one WHERE 'context_vector' IN $channels
   MATCH (m:Memory)
-    SEARCH m IN (VECTOR INDEX memory_context_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_fetch) SCORE AS score
-  WITH m, score ORDER BY score DESC, m.id ASC
+    SEARCH m IN (VECTOR INDEX memory_context_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_search) SCORE AS score
+  WITH m, score ORDER BY score DESC, m.id ASC LIMIT $vector_fetch
   WITH collect({m: m, score: score}) AS rows
   WITH size(rows) AS fetched,
        [row IN rows WHERE
@@ -129,8 +133,8 @@ CALL () {
 CALL () {
   WITH 1 AS one WHERE 'wide_vector' IN $channels
   MATCH (m:Memory)
-    SEARCH m IN (VECTOR INDEX memory_wide_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_fetch) SCORE AS score
-  WITH m, score ORDER BY score DESC, m.id ASC
+    SEARCH m IN (VECTOR INDEX memory_wide_embedding FOR $vector WHERE m.tenant = $tenant LIMIT $vector_search) SCORE AS score
+  WITH m, score ORDER BY score DESC, m.id ASC LIMIT $vector_fetch
   WITH collect({m: m, score: score}) AS rows
   WITH size(rows) AS fetched,
        [row IN rows WHERE
