@@ -104,7 +104,7 @@ def family_fetch(state: RuntimeState, tenant: str, channels: tuple[str, ...], de
     )
 
 
-def vector_search(store: Store, tenant: str, v_fetch: int) -> int:
+def search_size(store: Store, tenant: str, v_fetch: int) -> int:
     """How many nearest the vector indexes are asked for, of which recall keeps the best ``v_fetch``: for a small
     tenant (:func:`kgmem.query.own_keywords.small_size`) on a server that filters the index by tenant, every one
     of its vectors (:data:`MAX_FETCH`, above any small tenant's size) — when no more memories pass the index's
@@ -348,7 +348,7 @@ def candidate_params(
         vector=vector,
         vector_fetch=v_fetch,
         vector_search=(
-            vector_search(store, filters.tenant, v_fetch)
+            search_size(store, filters.tenant, v_fetch)
             if vector is not None and any(c in VECTOR_INDEXES for c in channels)
             else v_fetch
         ),
@@ -363,7 +363,7 @@ def candidate_params(
         # the best k_fetch of each own ranking, as many as Lucene would be asked for (widened below if short)
         given=None if given is None else {name: ranked[:k_fetch] for name, ranked in given.items()},
         # every candidate's map (what the boosts read) when a time phrase ranks by its window; otherwise only when
-        # an entity of the question matched (the statement knows): without either nothing reads them before
+        # an entity the question names matched (the statement knows): without either nothing reads them before
         # recall/details, which reads the kept and pooled candidates' maps anyway
         maps=filters.rank_window is not None,
         **filters.params(),

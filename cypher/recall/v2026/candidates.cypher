@@ -20,7 +20,7 @@
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
 // params: $vector (list of 384 floats), $vector_fetch (int: the nearest kept per vector index),
 //         $vector_search (int: how many the index is asked for — at least the tenant's size when it is small,
-//         kgmem.query.channels.vector_search, so that it scores every vector of the tenant and the nearest do
+//         kgmem.query.channels.search_size, so that it scores every vector of the tenant and the nearest do
 //         not depend on what else it holds),
 //         $vector_exact (bool; not read on 2026.x, whose index filters by tenant), $lucene (string or null),
 //         $tenant_scope (string: kgmem.query.lucene.tenant_scope), $keyword_fetch (int),
