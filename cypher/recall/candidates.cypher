@@ -16,7 +16,7 @@
 // The eligibility rule, the channel blocks, the entity matcher and the candidate map are expanded from
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
-// params: $vector (list of 384 floats), $vector_fetch (int), $vector_search (int; read on 2026.x only),
+// params: $vector (list of 384 floats), $vector_fetch (int), $vector_search (int: what the index is asked for; $vector_fetch here, larger on 2026.x only),
 //         $vector_exact (bool: scan the tenant's memories instead of the vector indexes), $lucene (string or null),
 //         $tenant_scope (string: kgmem.query.lucene.tenant_scope), $keyword_fetch (int),
 //         $key_ngrams (list of strings or null: every run of up to 8 words of the question's entity key),
@@ -57,7 +57,7 @@ CALL () {
   WITH 1 AS one WHERE 'vector' IN $channels
   CALL () {
     WITH 1 AS one WHERE NOT $vector_exact
-    CALL db.index.vector.queryNodes('memory_embedding', $vector_fetch, $vector) YIELD node, score
+    CALL db.index.vector.queryNodes('memory_embedding', $vector_search, $vector) YIELD node, score
     RETURN node AS m, score
     UNION ALL
     WITH 1 AS one WHERE $vector_exact
@@ -115,7 +115,7 @@ CALL () {
   WITH 1 AS one WHERE 'context_vector' IN $channels
   CALL () {
     WITH 1 AS one WHERE NOT $vector_exact
-    CALL db.index.vector.queryNodes('memory_context_embedding', $vector_fetch, $vector) YIELD node, score
+    CALL db.index.vector.queryNodes('memory_context_embedding', $vector_search, $vector) YIELD node, score
     RETURN node AS m, score
     UNION ALL
     WITH 1 AS one WHERE $vector_exact
@@ -142,7 +142,7 @@ CALL () {
   WITH 1 AS one WHERE 'wide_vector' IN $channels
   CALL () {
     WITH 1 AS one WHERE NOT $vector_exact
-    CALL db.index.vector.queryNodes('memory_wide_embedding', $vector_fetch, $vector) YIELD node, score
+    CALL db.index.vector.queryNodes('memory_wide_embedding', $vector_search, $vector) YIELD node, score
     RETURN node AS m, score
     UNION ALL
     WITH 1 AS one WHERE $vector_exact
