@@ -2,8 +2,8 @@
 
 kgmem runs on two server generations with one code base. Neo4j 5.26 LTS filters vector hits after the index
 has chosen them (``db.index.vector.queryNodes``, then the eligibility rule). Neo4j 2026.02+ (Community too;
-a preview in 2026.01) filters inside the index: a vector index created ``WITH [m.tenant]`` answers
-``MATCH (m:Memory) SEARCH m IN (VECTOR INDEX ... WHERE m.tenant = $tenant LIMIT $k)`` with the tenant's
+a preview in 2026.01) filters inside the index: a vector index that also holds the memory's tenant answers an
+in-index filtered search (the SEARCH subclause of ``cypher/recall/v2026/candidates.cypher``) with the tenant's
 nearest memories only. The statements that differ have a variant per generation in ``cypher/<group>/v2026/``
 (see :mod:`kgmem.store.cypher`); the store runs the one of the generation it detected here.
 """
