@@ -170,13 +170,17 @@ def corpus(store: Store, tenant: str) -> Corpus | None:
 
 def small_size(store: Store, tenant: str) -> int | None:
     """How many memories the tenant holds when it is small (at most :data:`SMALL_TENANT`), else None: the count
-    its keyword statistics were built at, or counted now when this process has neither those nor found it big."""
+    its keyword statistics were built at, or counted now when this process has neither those nor found it big
+    (a count above it is noted as :func:`corpus` notes it, so the next recall does not count again)."""
     state = store.runtime
     if state.big_tenant(tenant) is not None:
         return None
     kept = state.corpus(tenant)
     count = kept.version[0] if isinstance(kept, Corpus) else version(store, tenant)[0]
-    return count if count <= SMALL_TENANT else None
+    if count > SMALL_TENANT:
+        state.note_big_tenant(tenant)
+        return None
+    return count
 
 
 Given = dict[str, list[dict[str, Any]]]  # keyword channel → its ranking by the tenant's own statistics ({id, score})

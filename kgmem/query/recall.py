@@ -663,8 +663,8 @@ def read_pool(
 ) -> list[str]:
     """The ids of the best ``limit`` candidates recall read (by unboosted fused score) that have a text.
     ``unread``: also those with no map yet, their text unknown (:func:`select` chooses the pool before
-    recall/details reads it; the channels return a candidate's map only when something reads it first — a
-    matched entity, a time phrase's window)."""
+    recall/details reads it; the channels return a candidate's map only when something reads it first — an
+    entity the question names, a time phrase's window)."""
     ids = sorted(plain, key=lambda i: -plain[i])
     return [i for i in ids if (i in details and details[i].get("text")) or (unread and i not in details)][:limit]
 

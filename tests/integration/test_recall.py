@@ -403,6 +403,28 @@ def test_a_small_tenants_vector_channels_score_every_vector_so_the_nearest_are_e
     assert asked[-1]["vector_search"] == asked[-1]["vector_fetch"]
 
 
+def test_a_tenant_counted_big_for_the_vector_search_is_not_counted_again(mg, monkeypatch):
+    """A recall that builds no keyword statistics (here: the vector channel alone) counts the tenant once to know
+    whether its vector search can be exact; once it is found big, later recalls do not count it again."""
+    mg.ingest(
+        [{"id": f"n{i}", "text": f"deploy note {i} about the billing job", "at": "2026-01-15"} for i in range(12)]
+    )
+    monkeypatch.setattr(own_keywords, "SMALL_TENANT", 5)  # 12 memories: a big tenant here
+    counted: list[str] = []
+    read = mg.store.read
+
+    def spy(name, **params):
+        if name == "recall/tenant_version":
+            counted.append(name)
+        return read(name, **params)
+
+    monkeypatch.setattr(mg.store, "read", spy)
+    assert mg.recall("billing job deploy", k=3, channels="vector").hits
+    assert len(counted) == 1
+    assert mg.recall("billing job deploy note", k=3, channels="vector").hits
+    assert len(counted) == 1
+
+
 @pytest.mark.parametrize("channels", [["vectr"], ["vector", "context"], []])
 def test_an_unknown_or_no_channel_is_a_one_line_input_error(mg, channels):
     with pytest.raises(InputError) as err:
