@@ -95,6 +95,20 @@ def test_a_note_writing_a_named_entity_gets_its_boost_a_chat_turn_naming_someone
     assert rc.mentioned({"text": "Marta  Lopez's CDN"}, ["marta lopez", "cdn", "café"]) == {"marta lopez", "cdn"}
 
 
+def test_a_candidate_text_is_read_once_whatever_entities_later_questions_ask_for(monkeypatch):
+    # recall reads the same candidates question after question, each naming other entities: the text's key is
+    # worked out once per text, not once per (text, entities)
+    calls = []
+    monkeypatch.setattr(rc, "padded_key", lambda text: calls.append(text) or f" {text.lower()} ")
+    rc._text_key.cache_clear()
+    text = "Replica-8 lagged behind Host-3 after the failover"
+    assert rc.mentioned({"text": text}, ["replica-8"]) == {"replica-8"}
+    assert rc.mentioned({"text": text}, ["host-3", "db-1"]) == {"host-3"}
+    assert rc.mentioned({"text": "Mel: host-3 is down"}, ["host-3"]) == set()  # a chat turn: not counted
+    assert calls == [text]
+    rc._text_key.cache_clear()
+
+
 def test_a_year_less_month_window_holds_that_month_of_any_year():
     w = RankWindow(None, None, month=8)
     assert w.holds(dt.datetime(2019, 8, 30, tzinfo=UTC)) and not w.holds(dt.datetime(2026, 9, 1, tzinfo=UTC))
