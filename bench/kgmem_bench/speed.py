@@ -90,6 +90,56 @@ def _later_batch(n: int, *, seed: int, after: list[dict]) -> list[dict]:
 QUICK_SETTLE_SIZE = 20000  # --quick waits at most 10 s for a quiet Neo4j after an ingest up to this size
 
 
+def _server_pid() -> int | None:
+    """The local Neo4j's process (``kgmem server``), when it is the server the suite talks to (NEO4J_URI unset or
+    naming it, as ``kgmem server start`` prints); None for another server."""
+    from kgmem import server
+
+    info = server.status()
+    uri = os.environ.get("NEO4J_URI")
+    return info.get("pid") if not uri or uri.rstrip("/") == info.get("uri") else None
+
+
+def _process_cpu(pid: int) -> float:
+    """CPU seconds (user + system, every thread) a process has used so far."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu() -> float:
+    """CPU seconds (user + system, every thread) this process has used so far."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class CpuMeter:
+    """CPU seconds used by this process and by the local Neo4j (None for another server) while its block runs."""
+
+    def __init__(self, pid: int | None):
+        self.pid = pid
+        self.client = 0.0
+        self.server: float | None = None
+
+    def __enter__(self) -> CpuMeter:
+        self._client0 = _own_cpu()
+        self._server0 = _process_cpu(self.pid) if self.pid else None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.client = _own_cpu() - self._client0
+        if self.pid and self._server0 is not None:
+            self.server = _process_cpu(self.pid) - self._server0
+
+
+def cpu_ceiling(embed_s: float, client_cpu: float, server_cpu: float | None, cores: int) -> float | None:
+    """The most ingest / embed-only could be on ``cores`` given the CPU the ingest used (client and server):
+    ingest cannot take less wall time than that CPU spread over every core, ``(client + server) / cores``, so the
+    ratio cannot exceed ``embed_s · cores / (client + server)``. None when the server's CPU is unknown."""
+    if server_cpu is None or client_cpu + server_cpu <= 0:
+        return None
+    return embed_s * cores / (client_cpu + server_cpu)
+
+
 def _settle(ctx: BenchContext, n: int = 0, max_wait: float | None = None) -> float:
     """Wait until the local Neo4j is quiet after a large ingest of ``n`` memories (Lucene merges, checkpoints),
     so latency is measured on an idle server rather than beside background work; returns the seconds waited.
@@ -97,26 +147,17 @@ def _settle(ctx: BenchContext, n: int = 0, max_wait: float | None = None) -> flo
     another server it waits a fixed 20 s. At most ``max_wait`` s (180; ``--quick``: 10 after an ingest of up to
     :data:`QUICK_SETTLE_SIZE`, written in seconds — a 100k store keeps Neo4j busy for longer than that, and
     latency measured beside it is not the server's)."""
-    from kgmem import server
-
     if max_wait is None:
         max_wait = 10.0 if ctx.quick and n <= QUICK_SETTLE_SIZE else 180.0
     t0 = time.perf_counter()
-    info = server.status()
-    uri = os.environ.get("NEO4J_URI")
-    pid = info.get("pid") if not uri or uri.rstrip("/") == info.get("uri") else None
+    pid = _server_pid()
     if not pid:
         time.sleep(min(20.0, max_wait))
         return time.perf_counter() - t0
-
-    def cpu() -> float:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
     while time.perf_counter() - t0 < max_wait:
-        before = cpu()
+        before = _process_cpu(pid)
         time.sleep(2.0)
-        if (cpu() - before) / 2.0 < 0.05:  # under 5 % of one core for two seconds
+        if (_process_cpu(pid) - before) / 2.0 < 0.05:  # under 5 % of one core for two seconds
             break
     return time.perf_counter() - t0
 
@@ -183,6 +224,7 @@ def _run(ctx: BenchContext) -> dict:
         mg.init(rebuild_indexes=True)
         figures_reindex_s = time.perf_counter() - t0
     rows_ingest, rows_latency, figures, plot_n = [], [], {}, []
+    server_pid = _server_pid()  # the local Neo4j, whose CPU the ingest rows report (None: another server)
     plot = {"recall": [], "recall_floor": [], "why": [], "why_floor": [], "as_of": [], "ping": []}
     n_queries = LATENCY_QUERIES_QUICK if ctx.quick else LATENCY_QUERIES
     warmup = 5 if ctx.quick else 40
@@ -206,7 +248,8 @@ def _run(ctx: BenchContext) -> dict:
         t_st = _st_encode(st, uniq)
         gc.collect()
         t0 = time.perf_counter()
-        matrix = emb.encode(uniq)
+        with CpuMeter(None) as embed_cpu:
+            matrix = emb.encode(uniq)
         t_embed = time.perf_counter() - t0
 
         with ctx.memory_graph() as mg:
@@ -216,7 +259,7 @@ def _run(ctx: BenchContext) -> dict:
             # (BLAS with its default threads here, as in a user's process: the pass's neighbour search is a
             # matrix product; the suite's one-thread limit is for the latency floors below)
             t0 = time.perf_counter()
-            with threadpool_limits(limits=os.cpu_count() or 1, user_api="blas"):
+            with threadpool_limits(limits=os.cpu_count() or 1, user_api="blas"), CpuMeter(server_pid) as used:
                 report = mg.ingest(corpus.records, infer_causes=False)
             t_total = time.perf_counter() - t0
             assert not report.errors, report.errors[:3]
@@ -238,6 +281,16 @@ def _run(ctx: BenchContext) -> dict:
             context_layer.rebuild(mg.store, mg.tenant)
             t_context = time.perf_counter() - t0
             st_rate, embed_rate, ingest_rate = n / t_st, n / t_embed, n / t_ingest
+            # where the ingest's CPU went (the supersession pass included: its share is small and overlaps)
+            cores = os.cpu_count() or 1
+            ceiling = cpu_ceiling(t_embed, used.client, used.server, cores)  # of the whole call, pass included
+            cpu_note = (
+                f"CPU per 1k: embed-only {1000 * embed_cpu.client / n:.2f} s; ingest: kgmem "
+                f"{1000 * used.client / n:.2f} s"
+                + ("" if used.server is None else f", Neo4j {1000 * used.server / n:.2f} s")
+                + f"; the whole call {100 * t_embed / t_total:.0f} % of embed-only"
+                + ("" if ceiling is None else f", at most {100 * ceiling:.0f} % on {cores} cores with that CPU")
+            )
             rows_ingest.append(
                 [
                     f"{n:,}",
@@ -245,7 +298,7 @@ def _run(ctx: BenchContext) -> dict:
                     f"{embed_rate:,.0f}",
                     f"{ingest_rate:,.0f}",
                     f"{100 * ingest_rate / st_rate:.1f} %",
-                    f"{100 * ingest_rate / embed_rate:.1f} %",
+                    f"{100 * ingest_rate / embed_rate:.1f} % ({cpu_note})",
                     "≥ 85 %",
                     f"{t_infer:.1f} s",
                     f"{t_supersede:.1f} s ({100 * t_supersede / t_ingest:.1f} % of ingest; {superseding} links); "
@@ -271,6 +324,13 @@ def _run(ctx: BenchContext) -> dict:
                     "links": later_report.edges["inferred_supersedes"],
                 },
                 "context_rebuild_s": t_context,
+                "cpu_s": {
+                    "embed_only": embed_cpu.client,
+                    "ingest_client": used.client,
+                    "ingest_neo4j": used.server,
+                    "cores": cores,
+                    "ratio_ceiling": ceiling,
+                },
                 "settle_s": None,
                 "embed_per_s": embed_rate,
                 "ingest_per_s": ingest_rate,

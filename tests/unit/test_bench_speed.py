@@ -54,3 +54,23 @@ def test_quick_waits_longer_after_a_large_store(watched, monkeypatch):
     monkeypatch.delenv("NEO4J_URI", raising=False)
     assert speed._settle(SimpleNamespace(quick=True), 100_000) == pytest.approx(180.0)
     assert speed._settle(SimpleNamespace(quick=True), speed.QUICK_SETTLE_SIZE) == pytest.approx(10.0)
+
+
+def test_the_cpu_ceiling_spreads_the_ingests_cpu_over_every_core():
+    # embedding alone took 10 s; the ingest used 24 s of CPU (kgmem 18, Neo4j 6): on 2 cores it takes at least
+    # 12 s, so it reaches at most 10 / 12 of embed-only
+    assert speed.cpu_ceiling(10.0, 18.0, 6.0, 2) == pytest.approx(10 / 12)
+    assert speed.cpu_ceiling(10.0, 18.0, None, 2) is None  # another server: its CPU is unknown
+
+
+def test_the_cpu_meter_counts_this_process_and_the_servers_cpu_during_its_block(monkeypatch):
+    ticks = iter([100, 350])  # the server's ticks before and after (100 per second)
+    monkeypatch.setattr(speed, "_process_cpu", lambda pid: next(ticks) / 100)
+    own = iter([1.0, 3.5, 4.0, 4.0])
+    monkeypatch.setattr(speed, "_own_cpu", lambda: next(own))
+    with speed.CpuMeter(4242) as used:
+        pass
+    assert used.client == pytest.approx(2.5) and used.server == pytest.approx(2.5)
+    with speed.CpuMeter(None) as alone:
+        pass
+    assert alone.server is None
