@@ -154,11 +154,9 @@ def corpus(store: Store, tenant: str) -> Corpus | None:
     if big is not None and big % RECHECK != 0:
         state.note_big_tenant(tenant)
         return None
-    current = version(store, tenant)
-    if current[0] > SMALL_TENANT:
-        state.note_big_tenant(tenant)
+    current = _small_version(store, tenant)
+    if current is None:
         return None
-    state.forget_big_tenant(tenant)
     kept = state.corpus(tenant)
     if isinstance(kept, Corpus) and kept.version == current:
         return kept
@@ -171,16 +169,27 @@ def corpus(store: Store, tenant: str) -> Corpus | None:
 def small_size(store: Store, tenant: str) -> int | None:
     """How many memories the tenant holds when it is small (at most :data:`SMALL_TENANT`), else None: the count
     its keyword statistics were built at, or counted now when this process has neither those nor found it big
-    (a count above it is noted as :func:`corpus` notes it, so the next recall does not count again)."""
+    (by :func:`corpus`'s rule, :func:`_small_version`: a count above it is noted, so the next recall does not count
+    again)."""
     state = store.runtime
     if state.big_tenant(tenant) is not None:
         return None
     kept = state.corpus(tenant)
-    count = kept.version[0] if isinstance(kept, Corpus) else version(store, tenant)[0]
-    if count > SMALL_TENANT:
-        state.note_big_tenant(tenant)
+    if isinstance(kept, Corpus):
+        return int(kept.version[0])
+    current = _small_version(store, tenant)
+    return None if current is None else current[0]
+
+
+def _small_version(store: Store, tenant: str) -> tuple[int, Any] | None:
+    """The tenant's version (:func:`version`) when it holds at most :data:`SMALL_TENANT` memories, else None, noted
+    big in ``store.runtime`` (the rule :func:`corpus` and :func:`small_size` share)."""
+    current = version(store, tenant)
+    if current[0] > SMALL_TENANT:
+        store.runtime.note_big_tenant(tenant)
         return None
-    return count
+    store.runtime.forget_big_tenant(tenant)
+    return current
 
 
 Given = dict[str, list[dict[str, Any]]]  # keyword channel → its ranking by the tenant's own statistics ({id, score})
