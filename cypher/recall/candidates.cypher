@@ -254,6 +254,7 @@ CALL (ents) {
   RETURN collect({id: m.id, score: null}) AS entity
 }
 // [[[end]]]
+// [[[cog from kgmem.store.rules import cog_candidates_tail; cog_candidates_tail() ]]]
 WITH vector_fetched, vector_eligible, vector, keyword_fetched, keyword_eligible, keyword,
      context_vector_fetched, context_vector_eligible, context_vector, wide_vector_fetched, wide_vector_eligible,
      wide_vector, context_keyword_fetched, context_keyword_eligible, context_keyword, window_keyword_fetched,
@@ -266,12 +267,11 @@ CALL (vector, keyword, context_vector, wide_vector, context_keyword, window_keyw
   WITH DISTINCT hit.id AS wanted
   MATCH (m:Memory {tenant: $tenant, id: wanted})
   RETURN collect(
-  // [[[cog from kgmem.store.rules import cog_candidate_map; cog_candidate_map('    ', ') AS details', keys='ent_keys') ]]]
   {id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], origin: m.origin,
    mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN ent_keys | e.key]}) AS details
-  // [[[end]]]
 }
 RETURN vector_fetched, vector_eligible, vector, keyword_fetched, keyword_eligible, keyword,
        context_vector_fetched, context_vector_eligible, context_vector, wide_vector_fetched, wide_vector_eligible,
        wide_vector, context_keyword_fetched, context_keyword_eligible, context_keyword, window_keyword_fetched,
        window_keyword_eligible, window_keyword, entities, entity, details
+// [[[end]]]

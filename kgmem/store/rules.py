@@ -320,9 +320,11 @@ def cog_details_map(indent: str = "", suffix: str = "", keys: str = "$entity_key
     _cog_lines(case.split("\n"), indent, suffix)
 
 
-def cog_candidate_map(indent: str = "", suffix: str = "", keys: str = "$entity_keys") -> None:
-    """recall/candidates' map of every candidate (cypher/_templates/candidate_map.cypher.tmpl)."""
-    _cog_lines(template("candidate_map").format(keys=keys).split("\n"), indent, suffix)
+def cog_candidates_tail() -> None:
+    """recall/candidates after its channels, in every generation: which candidates get a map, the maps
+    (cypher/_templates/candidate_map.cypher.tmpl) and the row (cypher/_templates/candidates_tail.cypher.tmpl)."""
+    maps = "\n".join("  " + line for line in template("candidate_map").format(keys="ent_keys").split("\n"))
+    _cog_lines(template("candidates_tail").format(candidate_map=maps).split("\n"), "", "")
 
 
 def regenerate(check: bool = False) -> int:
