@@ -114,7 +114,7 @@ def search_size(store: Store, tenant: str, v_fetch: int) -> int:
     memories, where the filter already made the search exact ([F], 2026-12-06)."""
     if not store.server_info().filtered_vector_search or own_keywords.small_size(store, tenant) is None:
         return v_fetch
-    return max(v_fetch, MAX_FETCH)
+    return MAX_FETCH  # first_fetch never asks for more
 
 
 def note_survival(state: RuntimeState, tenant: str, channel: str, fetched: int, eligible: int) -> None:
