@@ -1,13 +1,18 @@
 """Suite ``updates``: knowledge updates stated in plain text — does recall rank what holds now (or held then)
 above the statements it replaced?
 
-Two datasets in the same format, each run and labelled on its own:
+Three datasets in the same format, each run and labelled on its own:
 
 * ``updates-dev``: the development set (80 cases, 352 memories, 143 questions), read at run time from
   ``$KGMEM_UPDATES`` (a folder holding ``updates-dev.json``, or the file), by default
-  ``../shared/datasets/updates-dev`` beside the checkout. It is not shipped with kgmem; without it that part
-  reports a "skipped" table and the suite still runs the fixtures.
+  ``../shared/datasets/updates-dev`` beside the checkout.
+* ``updates-dev-2``: the second development set, by another hand (120 cases, 508 memories, 221 questions), from
+  ``$KGMEM_UPDATES_2`` (a folder holding ``updates-dev-2.json``, or the file), by default
+  ``../shared/datasets/updates-dev-2``.
 * ``fixtures``: ``fixtures/updates/cases.json``, 16 cases written for the project (test data, not evidence).
+
+The two development sets are not shipped with kgmem; a missing one reports a "skipped" table and the suite
+still runs the others.
 
 Each case is ingested as plain text (``{"id", "text", "at"}`` only, ``MemoryGraph.ingest`` with its defaults)
 into a tenant of its own (``bench-updates-<uuid8>``, deleted when the case ends, also on an interrupt). Each
@@ -16,12 +21,18 @@ memories in the same run: flat vector (all-MiniLM-L6-v2 cosine), BM25 (rank-bm25
 newest-first among the top 10 vector hits; for as-of questions the baselines only see memories with
 ``at`` ≤ the question's ``at`` (now-questions: nothing filtered).
 
+The inferred-supersession pass of each case runs with the supersession model refitted without that case's fold
+(:func:`held_out_models`) where the model's training rows hold the set (updates-dev, fixtures), else with the
+shipped model, which never saw that set (updates-dev-2).
+
 Scoring (the dataset's README): **first** = ``current`` ranked first and above every ``stale`` id; **beats
 stale** = ``current`` ranked above every ``stale`` id. A stale id absent from the hits counts as below; an absent
 ``current`` fails both. ``no_change`` questions are reported apart ("kept": ``current`` still first).
 
 Also reported: ingest wall time per case and in total, kgmem recall p50/p95, and the edge counts of every
 ``IngestReport`` (summed per dataset, whatever keys it has, so a new kind of derived edge shows up by itself).
+The JSON figures hold every question's outcome per system, ids only (``per_question``: first, beats stale,
+the top 3), so two runs can be compared question by question.
 Per-question failures go to ``<out>/updates_failures.jsonl``; memory and question texts of the development set
 are written there only when the output directory is outside the repository (ids only otherwise).
 """
@@ -33,7 +44,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +57,18 @@ from kgmem.query.fusion import rrf
 from .runner import BenchContext, suite
 
 ROOT = Path(__file__).resolve().parents[2]
+DATASETS_DIR = ROOT.parent / "shared" / "datasets"
 DATA_FILE = "updates-dev.json"
-DEFAULT_UPDATES = ROOT.parent / "shared" / "datasets" / "updates-dev"
+DEFAULT_UPDATES = DATASETS_DIR / "updates-dev"
 FIXTURE_FILE = ROOT / "fixtures" / "updates" / "cases.json"
 FAILURES_FILE = "updates_failures.jsonl"
 
-DEV, FIXTURES = "updates-dev", "fixtures"
+DEV, DEV2, FIXTURES = "updates-dev", "updates-dev-2", "fixtures"
+# the development sets: name → (environment variable, default folder, file name in that folder)
+DEV_SETS: dict[str, tuple[str, Path, str]] = {
+    DEV: ("KGMEM_UPDATES", DEFAULT_UPDATES, DATA_FILE),
+    DEV2: ("KGMEM_UPDATES_2", DATASETS_DIR / "updates-dev-2", "updates-dev-2.json"),
+}
 KINDS = ("reversal", "value_change", "role_change", "cross_subject", "quantity", "correction", "no_change")
 NO_CHANGE = "no_change"
 NOW, AS_OF = "now", "as-of"
@@ -71,31 +88,34 @@ SYSTEMS = (KGMEM, VECTOR, BM25, FUSED, NEWEST)
 # --------------------------------------------------------------------------- locating and loading the data
 
 
-def updates_path() -> Path:
-    """Where the development set is looked for: ``$KGMEM_UPDATES`` (a folder, or the JSON file itself), else
-    ``../shared/datasets/updates-dev`` beside the checkout."""
-    return Path(os.environ.get("KGMEM_UPDATES") or DEFAULT_UPDATES)
+def updates_path(dataset: str = DEV) -> Path:
+    """Where a development set is looked for: its variable (``$KGMEM_UPDATES`` for updates-dev,
+    ``$KGMEM_UPDATES_2`` for updates-dev-2; a folder, or the JSON file itself), else its folder in
+    ``../shared/datasets`` beside the checkout."""
+    env, default, _file = DEV_SETS[dataset]
+    return Path(os.environ.get(env) or default)
 
 
-def _data_file(path: str | os.PathLike[str]) -> Path:
+def _data_file(path: str | os.PathLike[str], dataset: str = DEV) -> Path:
     p = Path(path)
-    return p / DATA_FILE if p.is_dir() or not p.suffix else p
+    return p / DEV_SETS[dataset][2] if p.is_dir() or not p.suffix else p
 
 
-def updates_missing(path: str | os.PathLike[str] | None = None) -> dict | None:
-    """None when ``updates-dev.json`` is there; else a one-row table saying that part was skipped and how to fix it."""
-    where = _data_file(path if path is not None else updates_path())
+def updates_missing(path: str | os.PathLike[str] | None = None, dataset: str = DEV) -> dict | None:
+    """None when the set's file is there; else a one-row table saying that part was skipped and how to fix it."""
+    env, default, file = DEV_SETS[dataset]
+    where = _data_file(path if path is not None else updates_path(dataset), dataset)
     if where.is_file():
         return None
     return {
-        "title": "updates-dev: skipped",
+        "title": f"{dataset}: skipped",
         "columns": ["reason", "looked at", "how to get it"],
         "rows": [
             [
-                f"{DATA_FILE} (the updates development set) not found",
+                f"{file} (the updates development set {dataset}) not found",
                 str(where),
-                "set KGMEM_UPDATES=<folder holding updates-dev.json> (or the file); it is in "
-                "../shared/datasets/updates-dev beside a kgmem checkout. Never copy it into the repository",
+                f"set {env}=<folder holding {file}> (or the file); it is in ../shared/datasets/{default.name} "
+                "beside a kgmem checkout. Never copy it into the repository",
             ]
         ],
     }
@@ -177,13 +197,16 @@ def check_cases(cases: Sequence[dict]) -> list[str]:
     return problems
 
 
-def quick_selection(cases: Sequence[dict], n: int = QUICK_CASES) -> list[dict]:
+def quick_selection(
+    cases: Sequence[dict], n: int = QUICK_CASES, key: Callable[[dict], str] | None = None
+) -> list[dict]:
     """A stable subset for ``--quick``: kinds taken in turn (in order of first appearance), each kind's cases in
     file order, until ``n`` cases; returned in file order. With ``n`` at least the number of kinds every kind is
-    covered; the same file always gives the same selection."""
+    covered; the same file always gives the same selection. ``key`` (default: the case's ``kind``) names the
+    group a case counts for."""
     by_kind: dict[str, list[int]] = {}
     for i, c in enumerate(cases):
-        by_kind.setdefault(c["kind"], []).append(i)
+        by_kind.setdefault(key(c) if key else c["kind"], []).append(i)
     chosen: list[int] = []
     depth = 0
     while len(chosen) < min(n, len(cases)):
@@ -430,10 +453,13 @@ def _run_case(ctx: BenchContext, case: dict, dataset: str, model: Any = None) ->
     return rows, info, errors
 
 
-def held_out_models(cases: list[dict], folds: int = 5) -> tuple[dict[str, Any], str]:
+def held_out_models(cases: list[dict], folds: int = 5, dataset: str | None = None) -> tuple[dict[str, Any], str]:
     """Per case, the supersession model refitted (the shipped C, threshold and chain weight) on the training
     rows of every other fold (bench/supersession_training.json; the same folds as scripts/fit_supersession.py),
-    so a case is never scored by a model that saw it. Cases the rows do not hold get the shipped model."""
+    so a case is never scored by a model that saw it. Cases the rows do not hold get the shipped model.
+
+    ``dataset`` (the training rows' ``dataset`` column): a set that has no row there was never fitted on, so
+    all its cases get the shipped model (a key it shares with another set's case must not pick a refit)."""
     from . import supersession_fit as sf
 
     shipped = supersession.shipped()
@@ -443,6 +469,8 @@ def held_out_models(cases: list[dict], folds: int = 5) -> tuple[dict[str, Any], 
     data = json.loads(path.read_text(encoding="utf-8"))
     cols = data["columns"]
     rows = [dict(zip(cols, r)) for r in data["rows"]]
+    if dataset is not None and not any(r.get("dataset") == dataset for r in rows):
+        return {}, f"the shipped model (its training rows hold no {dataset} case: held out as a whole)"
     for r in rows:
         r["x"] = dict(zip(data["features"], r["x"]))
     evaluated = sorted({c["key"] for c in cases} & {r["case"] for r in rows})
@@ -456,11 +484,11 @@ def held_out_models(cases: list[dict], folds: int = 5) -> tuple[dict[str, Any], 
     return out, f"refitted without each case's fold ({folds} grouped folds, C={c_value}, threshold {shipped.threshold})"
 
 
-def _run_dataset(ctx: BenchContext, dataset: str, cases: list[dict]) -> tuple[list[dict], list[dict], list[str]]:
+def _run_dataset(ctx: BenchContext, dataset: str, cases: list[dict]) -> tuple[list[dict], list[dict], list[str], str]:
     rows: list[dict] = []
     infos: list[dict] = []
     errors: list[str] = []
-    models, how = held_out_models(cases)
+    models, how = held_out_models(cases, dataset=dataset)
     ctx.log(f"{dataset}: supersession model {how}")
     with ctx.timed(dataset):
         for n, case in enumerate(cases, 1):
@@ -470,7 +498,7 @@ def _run_dataset(ctx: BenchContext, dataset: str, cases: list[dict]) -> tuple[li
             errors += e
             if n % 10 == 0 or n == len(cases):
                 ctx.log(f"{dataset}: {n}/{len(cases)} cases")
-    return rows, infos, errors
+    return rows, infos, errors, how
 
 
 def _rate_tables(dataset: str, agg: dict, quick: bool) -> list[dict]:
@@ -478,12 +506,13 @@ def _rate_tables(dataset: str, agg: dict, quick: bool) -> list[dict]:
     tables = []
     for metric, label in (("first", "first"), ("beats_stale", "beats stale")):
         trows = []
-        for mode in MODES:
-            for kind in kinds:
+        for mode, mode_kinds in ((NOW, kinds), (AS_OF, kinds), ("all", ["all"])):
+            for kind in mode_kinds:
                 n = _cell(agg, KGMEM, mode, kind)["n"]
                 if not n:
                     continue
-                trows.append([mode, kind, n, *[_pct(_cell(agg, s, mode, kind)[metric], n) for s in SYSTEMS]])
+                asked = "now + as-of" if mode == "all" else mode
+                trows.append([asked, kind, n, *[_pct(_cell(agg, s, mode, kind)[metric], n) for s in SYSTEMS]])
         tables.append(
             {
                 "title": f'{dataset}: "{label}" per kind, now and as-of (no_change apart)'
@@ -519,6 +548,21 @@ def _rate_tables(dataset: str, agg: dict, quick: bool) -> list[dict]:
         }
     )
     return tables
+
+
+def _headline_rows(dataset: str, agg: dict) -> list[list]:
+    """One set's compact rows: now, as-of and all ("first"), then no_change kept, one column per system."""
+    out = []
+    for label, mode, kind in (
+        (NOW, NOW, "all"),
+        (AS_OF, AS_OF, "all"),
+        ("all", "all", "all"),
+        ("kept", "all", NO_CHANGE),
+    ):
+        n = _cell(agg, KGMEM, mode, kind)["n"]
+        if n:
+            out.append([dataset, label, n, *[_pct(_cell(agg, s, mode, kind)["first"], n) for s in SYSTEMS]])
+    return out
 
 
 def _cost(dataset: str, infos: list[dict], rows: list[dict]) -> tuple[list, dict]:
@@ -618,6 +662,22 @@ def _question_figures(rows: list[dict]) -> list[dict]:
     ]
 
 
+def per_question(rows: Sequence[dict]) -> dict[str, dict]:
+    """The run's outcome per question, ids only, compact enough to compare two runs: ``{"<case>/<index>":
+    {"kind", "mode", "current", "first": {system: bool}, "beats_stale": {system: bool}, "top": {system: [the
+    first 3 ids]}}}`` (keys in the rows' order; one dataset's rows at a time, case keys being unique in a set)."""
+    out: dict[str, dict] = {}
+    for r in rows:
+        q = out.setdefault(
+            f"{r['case']}/{r['index']}",
+            {"kind": r["kind"], "mode": r["mode"], "current": r["current"], "first": {}, "beats_stale": {}, "top": {}},
+        )
+        q["first"][r["system"]] = bool(r["first"])
+        q["beats_stale"][r["system"]] = bool(r["beats_stale"])
+        q["top"][r["system"]] = list(r["top"][:3])
+    return out
+
+
 def _warm_up(ctx: BenchContext) -> None:
     """Load the embedder and check the schema with one untimed ingest and recall in a throwaway tenant, so the
     first case's ingest time is not the model's load time."""
@@ -638,15 +698,18 @@ def run(ctx: BenchContext) -> dict:
     figures: dict[str, Any] = {
         "settings": {"k": K, "rrf_k": RRF_K, "quick": ctx.quick, "quick_cases": QUICK_CASES, "systems": SYSTEMS}
     }
-    missing = updates_missing()
-    if missing:
-        ctx.log(f"{DEV} skipped: {missing['rows'][0][0]} at {missing['rows'][0][1]}")
-        tables.append(missing)
-        figures[DEV] = {"skipped": True, "looked_at": missing["rows"][0][1]}
-    else:
-        path = _data_file(updates_path())
-        datasets.append((DEV, path, load_cases(path)))
+    for dev in DEV_SETS:
+        missing = updates_missing(dataset=dev)
+        if missing:
+            ctx.log(f"{dev} skipped: {missing['rows'][0][0]} at {missing['rows'][0][1]}")
+            tables.append(missing)
+            figures[dev] = {"skipped": True, "looked_at": missing["rows"][0][1]}
+            notes.append(f"{dev}: skipped ({missing['rows'][0][0]}; {missing['rows'][0][2]}).")
+        else:
+            path = _data_file(updates_path(dev), dev)
+            datasets.append((dev, path, load_cases(path)))
     datasets.append((FIXTURES, FIXTURE_FILE, load_cases(FIXTURE_FILE)))
+    headline: list[list] = []
 
     with ctx.timed("warm-up"):
         _warm_up(ctx)
@@ -669,11 +732,12 @@ def run(ctx: BenchContext) -> dict:
             notes.append(f"{name}: {len(problems)} format problem(s): " + "; ".join(problems[:10]))
         chosen = quick_selection(cases) if ctx.quick else cases
         ctx.log(f"{name}: {len(chosen)} of {len(cases)} cases ({path})")
-        rows, infos, errs = _run_dataset(ctx, name, chosen)
+        rows, infos, errs, how = _run_dataset(ctx, name, chosen)
         errors += errs
         all_rows += rows
         agg = aggregate(rows)
         tables += _rate_tables(name, agg, ctx.quick and len(chosen) < len(cases))
+        headline += _headline_rows(name, agg)
         cost_row, cost = _cost(name, infos, rows)
         cost_rows.append(cost_row)
         edge_rows[name] = _edge_totals(infos)
@@ -687,7 +751,9 @@ def run(ctx: BenchContext) -> dict:
             "cost": cost,
             "edges": edge_rows[name],
             "per_case": infos,
+            "supersession_model": how,
             "questions_detail": _question_figures(rows),
+            "per_question": per_question(rows),
         }
         k = agg.get(KGMEM, {})
         notes.append(
@@ -700,6 +766,19 @@ def run(ctx: BenchContext) -> dict:
             else f"{name}: no questions were scored."
         )
 
+    tables.insert(
+        0,
+        {
+            "title": 'Headline: "first" per set (current ranked first and above every stale id)'
+            + (" — quick" if ctx.quick else ""),
+            "columns": ["set", "question", "n", *SYSTEMS],
+            "rows": headline,
+            "note": "Each set on its own; the per-kind tables below have the detail. all = now + as-of questions "
+            "(no_change apart: kept = current still first). The supersession model that scored each set: "
+            + "; ".join(f"{name}: {figures[name].get('supersession_model', '—')}" for name, _p, _c in datasets)
+            + ".",
+        },
+    )
     tables.append(
         {
             "title": "Cost: ingest and recall",

@@ -251,3 +251,54 @@ def test_every_updates_case_is_scored_by_a_model_that_did_not_see_it():
     assert "refitted" in how
     assert set(models) == {"rv-bouldering", "vc-arjun-city", "rv-smoking"}  # a case with no rows added nothing
     assert len({id(m) for m in models.values()}) >= 2  # different folds, different models
+
+
+# --------------------------------------------------------------------------- the second development set
+
+
+def test_second_set_comes_from_kgmem_updates_2(monkeypatch, tmp_path):
+    from kgmem_bench.updates import DEV2
+
+    monkeypatch.setenv("KGMEM_UPDATES_2", str(tmp_path))
+    monkeypatch.setenv("KGMEM_UPDATES", str(tmp_path / "other"))
+    assert updates_path(DEV2) == tmp_path
+    table = updates_missing(dataset=DEV2)
+    assert table["title"] == "updates-dev-2: skipped"
+    assert "KGMEM_UPDATES_2" in table["rows"][0][2] and "updates-dev-2.json" in table["rows"][0][1]
+    (tmp_path / "updates-dev-2.json").write_text("[]")
+    assert updates_missing(dataset=DEV2) is None
+    assert updates_missing() is not None  # the first set is looked for on its own
+    monkeypatch.delenv("KGMEM_UPDATES_2")
+    assert updates_path(DEV2).parts[-3:] == ("shared", "datasets", "updates-dev-2")
+
+
+def test_a_set_the_training_rows_never_held_gets_the_shipped_model():
+    from kgmem_bench import updates
+
+    # vc-guest-wifi is a key of updates-dev and of updates-dev-2: the second set's case must not pick a refit
+    models, how = updates.held_out_models([{"key": "vc-guest-wifi"}, {"key": "x"}], dataset="updates-dev-2")
+    assert models == {} and "shipped" in how
+    models, how = updates.held_out_models([{"key": "vc-guest-wifi"}], dataset="updates-dev")
+    assert set(models) == {"vc-guest-wifi"} and "refitted" in how
+
+
+def test_per_question_keeps_ids_and_outcomes_per_system():
+    from kgmem_bench.updates import per_question
+
+    base = {"case": "k", "index": 0, "kind": "reversal", "mode": "now", "current": "k-2"}
+    rows = [
+        {**base, "system": "kgmem", "first": True, "beats_stale": True, "top": ["k-2", "k-1", "k-3", "k-4"]},
+        {**base, "system": "BM25", "first": False, "beats_stale": False, "top": ["k-1"]},
+    ]
+    q = per_question(rows)["k/0"]
+    assert q["first"] == {"kgmem": True, "BM25": False}
+    assert q["beats_stale"] == {"kgmem": True, "BM25": False}
+    assert q["top"]["kgmem"] == ["k-2", "k-1", "k-3"]
+    assert q["current"] == "k-2" and q["mode"] == "now"
+
+
+def test_quick_selection_groups_by_a_key():
+    cases = _cases(["a", "a", "a", "b"])
+    cases[2]["tag"] = "rare"
+    chosen = quick_selection(cases, n=2, key=lambda c: c.get("tag", c["kind"]))
+    assert [c["key"] for c in chosen] == ["k0", "k2"]
