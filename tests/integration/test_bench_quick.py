@@ -26,7 +26,7 @@ def test_bench_quick_runs_every_suite(cli_env, tmp_path):
         timeout=2400,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    suites = {"ko", "graph", "retrieval", "speed", "signals", "updates"}
+    suites = {"ko", "graph", "retrieval", "speed", "signals", "updates", "causes", "notes"}
     for name in suites:
         data = json.loads((out / f"{name}.json").read_text())
         assert data["status"] == "ok", data.get("error")
@@ -56,3 +56,27 @@ def test_bench_without_the_wikiwhy_dataset_skips_that_part_and_says_how_to_fix_i
     skipped = [t for t in data["tables"] if t["title"] == "WikiWhy: skipped"]
     assert skipped and "KGMEM_WIKIWHY" in skipped[0]["rows"][0][0]
     assert "wikiwhy" not in data["figures"] and "supersession" in data["figures"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("suite", "env_name", "file"),
+    [("causes", "KGMEM_CAUSES", "causes-dev.json"), ("notes", "KGMEM_NOTES", "notes-dev.json")],
+)
+def test_bench_without_its_dataset_the_suite_says_skipped_and_how_to_fix_it(cli_env, tmp_path, suite, env_name, file):
+    out = tmp_path / "results"
+    env = dict(cli_env, **{env_name: str(tmp_path / "nothing-here")})
+    proc = subprocess.run(
+        [sys.executable, "-m", "kgmem", "bench", "--quick", "--suite", suite, "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((out / f"{suite}.json").read_text())
+    assert data["status"] == "ok", data.get("error")
+    (table,) = data["tables"]
+    assert table["title"].endswith(": skipped")
+    assert env_name in table["rows"][0][2] and file in table["rows"][0][1]
+    assert data["tenants"] == []
