@@ -352,6 +352,11 @@ class Why:
     paths: list[list[str]]
     reason: str | None = None
     explain: dict[str, Any] | None = None
+    # the answer to "why?": the memory that states the symptom's cause, then that cause's causes (nearest first),
+    # each {id, text, at, confidence, by: "recorded" | "inferred" | "words"}; the symptom itself when it states
+    # its own cause
+    causes: list[dict] = field(default_factory=list)
+    confidence: float | None = None  # how likely the first of ``causes`` states why
 
     def to_dict(self) -> dict:
         d = {
@@ -362,6 +367,8 @@ class Why:
             else {"id": self.symptom.id, "text": self.symptom.text, "at": iso(self.symptom.at)},
             "roots": [{**r, "at": iso(r.get("at"))} for r in self.roots],
             "paths": [list(p) for p in self.paths],
+            "causes": [{**c, "at": iso(c.get("at"))} for c in self.causes],
+            "confidence": self.confidence,
             "reason": self.reason,
         }
         if self.explain is not None:

@@ -41,18 +41,16 @@ from .updates import quick_selection as _quick_by
 def why_answer_ids(why: Any) -> list[str] | None:
     """The memory ids a ``Why`` result answers with, nearest cause first; None when it abstained.
 
-    The rule: abstained → None; if ``why.to_dict()`` has a key ``"causes"`` (a list of memory dicts, nearest
-    cause first), their ids; else the ids of ``paths[0][1:]`` (the best path after the symptom, nearest cause
-    first) followed by the root ids not listed yet; if that is empty (but not abstained), ``[symptom id]``."""
+    The rule: abstained → None; the ids of ``why.to_dict()["causes"]`` (the memories that state the cause,
+    nearest first: the symptom itself when it states its own), then those of ``paths[0][1:]`` (the best path
+    after the symptom) and the root ids not listed yet; if that is empty (but not abstained), ``[symptom id]``."""
     if why.abstained:
         return None
     d = why.to_dict()
-    if "causes" in d:
-        ids = [c["id"] for c in d["causes"] or []]
-    else:
-        paths = d.get("paths") or []
-        ids = list(paths[0][1:]) if paths else []
-        ids += [r["id"] for r in d.get("roots") or []]
+    ids = [c["id"] for c in d.get("causes") or []]
+    paths = d.get("paths") or []
+    ids += list(paths[0][1:]) if paths else []
+    ids += [r["id"] for r in d.get("roots") or []]
     ids = list(dict.fromkeys(ids))
     if not ids and d.get("symptom"):
         ids = [d["symptom"]["id"]]

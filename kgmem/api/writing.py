@@ -42,7 +42,6 @@ class Writing(GraphBase):
         from ..derived import context as _context
         from ..derived import supersession as _supersession
         from ..ingest.pipeline import ingest as _ingest
-        from ..ingest.pipeline import uninferred as _uninferred
 
         self._ready()
         unchanged: list[str] = []
@@ -73,12 +72,13 @@ class Writing(GraphBase):
             if report.ids or unchanged:  # the derived stream context of the new memories and their neighbours
                 _context.refresh_for(self.store, self.tenant, report.ids, unchanged=unchanged)
             lap("context")
-            # unchanged records without any cause: a run killed after its write but before this pass left them
-            # uninferred, and a re-run is what completes it (links are merged: a repeat creates nothing)
-            todo = report.ids + (_uninferred(self.store, self.tenant, unchanged) if infer_causes and unchanged else [])
+            # unchanged records the pass has not read: a run killed after its write but before this pass left them,
+            # and a re-run is what completes it (links are merged: a repeat creates nothing)
+            todo = report.ids + (
+                _causal.unchecked(self.store, self.tenant, unchanged) if infer_causes and unchanged else []
+            )
             if infer_causes and todo:
-                links = _causal.infer_links(self.store, self.embedder, self.tenant, todo)
-                created = _causal.write_links(self.store, self.tenant, links)
+                created = _causal.run(self.store, self.embedder, self.tenant, todo)
                 report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
                 report.linked += created
             lap("causes")

@@ -1,160 +1,375 @@
-"""Inferred causal links: a memory that states its cause in words ("because …", "due to …", "caused by …",
-"after …", "since …") is linked to the earlier memory of the same tenant that best matches the cause
-clause — found by the vector channel among memories before the effect — with ``inferred: true`` and a
-confidence. Below the threshold there is no link; an explicit ``caused_by`` always wins (memories that have
-one are not inferred for). All inferred links can be dropped and rebuilt from the memories.
+"""Inferred causes: a memory that states why another one happened is linked to it —
+``(effect)-[:CAUSED_BY {inferred: true, confidence, source}]->(cause)`` — whether the cause came first ("Cut the
+free-tier rate limit to 60/min" before "Tallyworks' sync failing with 429s"), later (a postmortem, "turned out
+the npm token had expired") or in the same breath ("delayed 3 hours thanks to a bird strike": the memory states
+its own cause, kept as its ``cause_in_text`` confidence).
+
+The cause model (:class:`CauseModel`, ``kgmem/data/causes.json``, fitted by ``scripts/fit_causes.py`` with
+cross-validation by case) scores a pair from the features of :mod:`kgmem.derived.cause_cues`. The pass pairs
+every new record with the records of the same tenant and user whose vectors are at least :data:`PAIR_FLOOR`
+alike (and with itself): a pair's score depends on the two memories only, so the links are the same for any
+arrival order, batch split or re-run. Of a pair's two directions the likelier is kept, when it reaches the
+model's ``link`` threshold. An explicit ``caused_by`` always wins: a memory with one is not inferred for. Every
+inferred link can be dropped and recomputed from the records (:func:`rebuild`).
+
+``why`` reads the same model at question time (:func:`explain`): when no link leads from the symptom, the best
+hits of the question are paired with each other and a cause read from the words is given at a lower
+confidence, or none.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-from dataclasses import dataclass
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
+from ..config import IN_MEMORY_PAIRS_MAX
 from ..embed import Embedder
-from ..query import channels
-from ..query.filters import build_filters
-from ..query.timeparse import parse_time_filter
-from ..results import cosine
+from ..logit import Logit, shipped_json
 from ..store import Store
+from .cause_cues import FEATURES, Side, fragments, pair_features
 
-TRANSFORM_VERSION = "causal-inference/v1"
-
-# marker -> strength (how surely the words state a cause rather than a mere sequence in time)
-MARKERS = {
-    "because of": 1.0,
-    "because": 1.0,
-    "due to": 1.0,
-    "caused by": 1.0,
-    "as a result of": 1.0,
-    "owing to": 1.0,
-    "triggered by": 1.0,
-    "thanks to": 0.9,
-    "resulting from": 1.0,
-    "stemming from": 1.0,
-    "after": 0.85,
-    "since": 0.85,
-    "following": 0.85,
-}
-_ALT = "|".join(sorted((re.escape(m) for m in MARKERS), key=len, reverse=True))
-# a clause runs to the end of the sentence, or to a comma that opens another marked clause
-_MARKER_RE = re.compile(
-    r"\b(" + _ALT + r")\b\s+(?P<clause>(?:(?!,\s*(?:" + _ALT + r")\b)[^.;!?])+)",
-    re.IGNORECASE,
-)
-MIN_CLAUSE_WORDS = 3
+TRANSFORM_VERSION = "causes/v2"  # v2: a learned pair model over the memories near each new record (v1: marker clauses)
+MODEL_FILE = "causes.json"
+PAIR_FLOOR = 0.3  # the least cosine of two memories the pass pairs (more alike pairs are all scored)
+PAIR_CAP = 100  # the most neighbours of one memory the index is asked for (the floor, not the cap, should decide)
+FETCH = 400  # index rows read per memory on 5.26 (no in-index tenant filter)
+BATCH = 500
 
 
 @dataclass(frozen=True)
-class CauseClause:
-    marker: str
-    clause: str
-    strength: float
-    span: tuple[int, int]
+class CauseModel(Logit):
+    """The pair model (:class:`kgmem.logit.Logit` over :data:`~kgmem.derived.cause_cues.FEATURES`): ``threshold``
+    is where ``why`` reads a cause from the words, ``link`` where the pass writes a link."""
+
+    link: float = 0.9
+    effects: int = 5  # how many of a why-question's best hits may be what it asks about (:func:`explain`)
+    held_out: dict[str, Any] = field(default_factory=dict)
+
+    def probabilities(self, rows: Sequence[Mapping[str, float]]) -> list[float]:
+        return [self.probability(dict(r)) for r in rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "transform": TRANSFORM_VERSION,
+            **self.fields(),
+            "link": self.link,
+            "effects": self.effects,
+            "held_out": self.held_out,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CauseModel:
+        if tuple(d["features"]) != FEATURES:
+            raise ValueError(f"cause model features {d['features']} are not kgmem's {list(FEATURES)}")
+        return cls(
+            **Logit.read_fields(d),
+            link=float(d["link"]),
+            effects=int(d.get("effects", EFFECTS)),
+            held_out=dict(d.get("held_out") or {}),
+        )
 
 
-def cause_clauses(text: str, *, reference: dt.datetime | None = None) -> list[CauseClause]:
-    """The cause clauses a text states, strongest marker first. Pure.
+@lru_cache(maxsize=1)
+def shipped() -> CauseModel | None:
+    """The model shipped in ``kgmem/data/causes.json`` (None when absent: no causes are inferred)."""
+    text = shipped_json(MODEL_FILE)
+    return None if text is None else CauseModel.from_dict(json.loads(text))
 
-    "after"/"since"/"following" followed by a time ("since Monday", "after 5 pm") are times, not causes.
-    """
-    ref = reference or dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
-    out: list[CauseClause] = []
-    for m in _MARKER_RE.finditer(text):
-        marker = m.group(1).lower()
-        clause = m.group("clause").strip().rstrip(",")
-        if len(clause.split()) < MIN_CLAUSE_WORDS:
-            continue
-        if MARKERS[marker] < 1.0:
-            tf = parse_time_filter(f"{marker} {clause}", ref)
-            # the clause is (mostly) a time expression: skip it
-            if tf is not None and len(tf.rest.split()) < MIN_CLAUSE_WORDS:
-                continue
-            if (
-                re.match(r"^(\d{1,2}(:\d{2})?\s*(am|pm)?|noon|midnight|the (deploy|release) window)\b", clause, re.I)
-                and len(clause.split()) <= 4
-            ):
-                continue
-        out.append(CauseClause(marker, clause, MARKERS[marker], (m.start(), m.end())))
-    out.sort(key=lambda c: -c.strength)
+
+# ---------------------------------------------------------------------------- question time (pure)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A hit of the why-question: the memory and its cosine to the question."""
+
+    side: Side
+    similarity: float
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What :func:`explain` read: the memory the question is about, the memory that states its cause (the same
+    one when it states its own), how likely, and the causes of that cause as far as they are read (nearest
+    first, each with its likelihood)."""
+
+    effect: str
+    cause: str
+    confidence: float
+    chain: tuple[tuple[str, float], ...] = ()
+
+
+EFFECTS = 5  # hits that may be what the question asks about
+MARGIN = 0.2  # ... when their cosine to the question is within this of the best
+EFFECT_FLOOR = 0.3  # ... and at least this (a why-question about nothing the memories hold reads no cause)
+RANK_STEP = 0.02  # a lower-ranked effect needs this much more likelihood per place
+CHAIN_DEPTH = 3
+
+
+def explain(
+    hits: Sequence[Candidate],
+    model: CauseModel,
+    vector_of: Callable[[str], Any],
+    *,
+    threshold: float | None = None,
+    effects: int | None = None,
+    margin: float = MARGIN,
+) -> Explanation | None:
+    """The likeliest (effect, cause) among ``hits`` (best first): the effect one of the first ``effects`` hits
+    (the model's own unless given)
+    nearly as close to the question as the best (``margin``), the cause any hit or the effect itself, its
+    likelihood at least ``threshold`` (the model's own unless given), a lower-ranked effect paying
+    :data:`RANK_STEP` a place and its cosine's distance to the best; then the causes of that cause among the
+    hits. None when no pair reaches the threshold: nothing there says why."""
+    if not hits:
+        return None
+    t = model.threshold if threshold is None else threshold
+    effects = model.effects if effects is None else effects
+    best_sim = max(h.similarity for h in hits)
+    sides = [h.side for h in hits]
+    pool = [(i, h) for i, h in enumerate(hits[:effects]) if h.similarity >= max(EFFECT_FLOOR, best_sim - margin)]
+    pairs = [(e, c) for _, e in pool for c in sides]
+    probs = model.probabilities([pair_features(e.side, c, vector_of) for e, c in pairs])
+    place = {h.side.id: i for i, h in enumerate(hits)}
+    scored = [
+        (p - RANK_STEP * place[e.side.id] + (e.similarity - best_sim), p, e.side.id, c.id)
+        for (e, c), p in zip(pairs, probs)
+        if p >= t
+    ]
+    if not scored:
+        return None
+    _, p, effect, cause = max(scored, key=lambda s: (s[0], s[1], s[2] == s[3], s[3]))
+    by_id = {s.id: s for s in sides}
+    chain: list[tuple[str, float]] = []
+    seen = {effect, cause}
+    head = cause
+    while effect != cause and len(chain) < CHAIN_DEPTH:
+        rest = [s for s in sides if s.id not in seen]
+        if not rest:
+            break
+        nxt = model.probabilities([pair_features(by_id[head], s, vector_of) for s in rest])
+        q, s = max(zip(nxt, rest), key=lambda x: (x[0], x[1].id))
+        if q < t:
+            break
+        chain.append((s.id, q))
+        seen.add(s.id)
+        head = s.id
+    return Explanation(effect, cause, p, tuple(chain))
+
+
+def vector_lookup(embedder: Embedder, texts: Sequence[str]) -> Callable[[str], Any]:
+    """A fragment → unit vector function for :func:`pair_features`: the fragments of ``texts`` embedded in one
+    batch, any other on demand."""
+    import numpy as np
+
+    wanted = sorted({f for t in texts for f in fragments(t)})
+    known: dict[str, Any] = {}
+    if wanted:
+        for f, v in zip(wanted, embedder.encode(wanted)):
+            known[f] = v / max(float(np.linalg.norm(v)), 1e-12)
+
+    def get(text: str) -> Any:
+        if text not in known:
+            v = embedder.encode([text])[0]
+            known[text] = v / max(float(np.linalg.norm(v)), 1e-12)
+        return known[text]
+
+    return get
+
+
+# ---------------------------------------------------------------------------- the pass
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def _side(row: Mapping[str, Any]) -> Side:
+    import numpy as np
+
+    v = np.asarray(row["embedding"], dtype=np.float32)
+    return Side(
+        row["id"],
+        row["text"],
+        _EPOCH + dt.timedelta(milliseconds=row["at_ms"]),
+        v / max(float(np.linalg.norm(v)), 1e-12),
+        row.get("user"),
+    )
+
+
+def _sources(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, tuple[Side, int]]:
+    """The records ``ids`` as sides, each with its count of explicit causes."""
+    out: dict[str, tuple[Side, int]] = {}
+    for i in range(0, len(ids), 2000):
+        for row in store.read("derived/cause_sources", tenant=tenant, ids=list(ids[i : i + 2000])):
+            out[row["id"]] = (_side(row), int(row["explicit_causes"]))
     return out
 
 
-@dataclass(frozen=True)
-class InferencePolicy:
-    threshold: float = 0.45  # confidence = (cosine(cause clause, cause memory) + stream bonus) × marker strength
-    candidates: int = 3
-    stream_bonus: float = 0.10  # an earlier memory of the effect's own stream (incident channel, conversation)
-    stream_window: int = 50  # how many earlier memories of that stream are considered
+def _alike(a: Side, b: Side) -> float:
+    return float(a.vector @ b.vector)
 
 
-def infer_links(
-    store: Store, embedder: Embedder, tenant: str, ids: list[str], policy: InferencePolicy = InferencePolicy()
-) -> list[dict]:
-    """Find inferred CAUSED_BY links for the given memories (not yet written)."""
-    links: list[dict] = []
-    rows = []
-    for i in range(0, len(ids), 2000):
-        rows += store.read("derived/inference_candidates", tenant=tenant, ids=ids[i : i + 2000])
-    for row in rows:
-        if row["explicit_causes"] > 0:
+def neighbourhoods(
+    store: Store, tenant: str, ids: Sequence[str]
+) -> tuple[dict[str, Side], dict[str, list[str]], dict[str, int]]:
+    """The records the pass decides for when ``ids`` arrive — ``ids`` and every record of the same user at least
+    :data:`PAIR_FLOOR` alike to one of them (a new memory may be a better cause of an older one, or of a later
+    one written before it) — with each one's neighbours (the records at least that alike), every side read,
+    and each side's count of explicit causes."""
+    known = _sources(store, tenant, ids)
+    new = sorted(known)
+    from .supersession import newest_outside
+
+    in_memory = newest_outside(store, tenant, new) is None and len(new) <= IN_MEMORY_PAIRS_MAX
+    if in_memory:
+        near = _near_in_memory([known[i][0] for i in new])
+        affected = new
+    else:
+        first = _near_by_index(store, tenant, new)
+        affected = sorted(set(new) | {n for ns in first.values() for n in ns})
+        near = {**first, **_near_by_index(store, tenant, [a for a in affected if a not in first])}
+        missing = sorted({n for ns in near.values() for n in ns} | set(affected))
+        known |= _sources(store, tenant, [m for m in missing if m not in known])
+    sides = {i: side for i, (side, _) in known.items()}
+    near = {
+        i: [j for j in near.get(i, ()) if j in sides and (sides[j].user or "") == (sides[i].user or "")]
+        for i in affected
+        if i in sides
+    }
+    return sides, near, {i: n for i, (_, n) in known.items()}
+
+
+def _near_in_memory(sides: Sequence[Side]) -> dict[str, list[str]]:
+    """Every pair of ``sides`` (one user) at least :data:`PAIR_FLOOR` alike, exactly."""
+    import numpy as np
+
+    out: dict[str, list[str]] = {}
+    by_user: dict[str, list[Side]] = {}
+    for s in sides:
+        by_user.setdefault(s.user or "", []).append(s)
+    for members in by_user.values():
+        if len(members) < 2:
             continue
-        clauses = cause_clauses(row["text"], reference=row["at"])
-        if not clauses:
+        m = np.stack([s.vector for s in members])
+        sims = m @ m.T
+        for r, s in enumerate(members):
+            out[s.id] = [members[c].id for c in np.nonzero(sims[r] >= PAIR_FLOOR)[0] if c != r]
+    return out
+
+
+def _near_by_index(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, list[str]]:
+    fetch = PAIR_CAP if store.server_info().filtered_vector_search else FETCH
+    out: dict[str, list[str]] = {}
+    for i in range(0, len(ids), BATCH):
+        for row in store.read(
+            "derived/cause_neighbors",
+            tenant=tenant,
+            ids=list(ids[i : i + BATCH]),
+            k=PAIR_CAP,
+            fetch=fetch,
+            floor=(1.0 + PAIR_FLOOR) / 2.0,
+        ):
+            out[row["id"]] = list(row["near"])
+    return out
+
+
+def infer(
+    store: Store, embedder: Embedder, tenant: str, ids: Sequence[str], model: CauseModel | None = None
+) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The records whose inferred causes the arrival of ``ids`` decides (:func:`neighbourhoods`), their links
+    and the memories among them that state their own cause (``[{id, confidence}]``), not written. Each record's
+    link is its likeliest cause among its neighbours, when that reaches the model's ``link`` threshold and the
+    other direction is not likelier: what it is depends on the record's neighbours only, so any arrival order
+    ends with the same links."""
+    model = model or shipped()
+    if model is None or not ids:
+        return [], [], []
+    sides, near, explicit = neighbourhoods(store, tenant, ids)
+    decided = sorted(near)
+    get = vector_lookup(
+        embedder, sorted({sides[i].text for i in decided} | {sides[j].text for ns in near.values() for j in ns})
+    )
+    pairs: list[tuple[Side, Side]] = []
+    for i in decided:
+        e = sides[i]
+        pairs.append((e, e))
+        for j in near[i]:
+            pairs += [(e, sides[j]), (sides[j], e)]
+    probs = dict(
+        zip(((e.id, c.id) for e, c in pairs), model.probabilities([pair_features(e, c, get) for e, c in pairs]))
+    )
+    links: list[dict[str, Any]] = []
+    selves: list[dict[str, Any]] = []
+    for i in decided:
+        if probs[(i, i)] >= model.link:
+            selves.append({"id": i, "confidence": round(probs[(i, i)], 4)})
+        if explicit.get(i) or not near[i]:
             continue
-        # the candidates: the nearest earlier memories by cosine. The confidence is the cosine (times the marker's
-        # strength), so the vector channel's top-k holds the best one; asked of the index like a question without
-        # a window (everything before the effect is most of the tenant: an exact scan of it cost ~70 ms a clause
-        # at 3k memories). The fused recall of every channel, judged, found the same links: on the reliability
-        # suite's 3,000-record crash corpus the pass took 22.3 s that way, 15.1 with the vector channel scanning
-        # exactly, 4.6 from the index — the same 156 links each time; the graph suite's 43 links (41 correct) too
-        best = None  # (confidence, cosine, cause id, clause)
-        for cl in clauses[:2]:
-            filters, _ = build_filters(cl.clause, tenant=tenant, until=row["at"], time_phrases="off")
-            vec = embedder.encode_one(cl.clause)
-            found = channels.vector(store, vec, filters, policy.candidates, window_exact=False)
-            scored = [(i, s, 0.0) for i, s in zip(found.ids, found.scores) if s is not None]
-            if row["stream"]:
-                for r in store.read(
-                    "derived/stream_candidates",
-                    tenant=tenant,
-                    stream=row["stream"],
-                    before=row["at"],
-                    vector=vec.tolist(),
-                    limit=policy.stream_window,
-                )[:3]:
-                    sim = cosine(r["score"])
-                    assert sim is not None  # the statement reads only memories with an embedding
-                    scored.append((r["id"], sim, policy.stream_bonus))
-            for cause_id, sim, bonus in scored:
-                if cause_id == row["id"]:
-                    continue
-                conf = min(1.0, (sim + bonus) * cl.strength)
-                if best is None or conf > best[0]:
-                    best = (conf, sim, cause_id, cl)
-        if best and best[0] >= policy.threshold:
-            conf, sim, cause_id, cl = best
+        p, cause = max((probs[(i, j)], j) for j in near[i])
+        if p >= model.link and probs[(cause, i)] <= p:
             links.append(
-                {
-                    "effect": row["id"],
-                    "cause": cause_id,
-                    "inferred": True,
-                    "confidence": round(float(conf), 4),
-                    "source": f"{TRANSFORM_VERSION}: '{cl.marker} {cl.clause[:120]}'",
-                }
+                {"effect": i, "cause": cause, "confidence": round(p, 4), "source": f"{TRANSFORM_VERSION}: model"}
             )
-    return links
+    return decided, links, selves
 
 
-def write_links(store: Store, tenant: str, links: list[dict]) -> int:
-    if not links:
+def write(
+    store: Store,
+    tenant: str,
+    decided: Sequence[str],
+    links: list[dict[str, Any]],
+    selves: list[dict[str, Any]],
+    checked: Sequence[str],
+) -> int:
+    """Replace the inferred causes of the ``decided`` records by ``links`` and ``selves``, and mark ``checked``
+    as read by this version of the pass (one transaction); returns how many edges were created."""
+    if not decided and not checked:
         return 0
-    return store.write_tx(lambda tx: tx.run("ingest/link_causes", tenant=tenant, links=links)[0]["created"])
+
+    def work(tx: Any) -> int:
+        if decided:
+            tx.run("derived/drop_inferred_causes", tenant=tenant, ids=list(decided))
+        return int(
+            tx.run(
+                "derived/link_inferred_causes",
+                tenant=tenant,
+                links=links,
+                selves=selves,
+                transform=TRANSFORM_VERSION,
+                checked=list(checked),
+            )[0]["created"]
+        )
+
+    return int(store.write_tx(work))
 
 
-def rebuild(store: Store, embedder: Embedder, tenant: str, policy: InferencePolicy = InferencePolicy()) -> dict:
-    """Drop every inferred link of the tenant and infer them again from the memories."""
+def run(store: Store, embedder: Embedder, tenant: str, ids: Sequence[str]) -> int:
+    """Infer and write the causes of the records ``ids`` (and of the records they are paired with); returns how
+    many edges were created."""
+    decided, links, selves = infer(store, embedder, tenant, ids)
+    return write(store, tenant, decided, links, selves, ids)
+
+
+def unchecked(store: Store, tenant: str, ids: Sequence[str]) -> list[str]:
+    """Of ``ids``, the records this version of the pass has not read (a run killed after its write)."""
+    out: list[str] = []
+    for i in range(0, len(ids), 5000):
+        out += [
+            r["id"]
+            for r in store.read(
+                "derived/causes_unchecked", tenant=tenant, ids=list(ids[i : i + 5000]), transform=TRANSFORM_VERSION
+            )
+        ]
+    return out
+
+
+def rebuild(store: Store, embedder: Embedder, tenant: str) -> dict[str, Any]:
+    """Drop every inferred causal link (and own-cause mark) of the tenant and infer them again from the records."""
     removed = store.write("derived/drop_inferred_causes", tenant=tenant, ids=None)[0]["removed"]
     ids = [r["id"] for r in store.read("derived/memory_ids", tenant=tenant)]
-    links = infer_links(store, embedder, tenant, ids, policy)
-    return {"removed": removed, "inferred": write_links(store, tenant, links), "links": links}
+    decided, links, selves = infer(store, embedder, tenant, ids)
+    return {"removed": removed, "inferred": write(store, tenant, decided, links, selves, ids), "links": links}

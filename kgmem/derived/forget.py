@@ -167,8 +167,7 @@ def forget_ids(
     done = store.write_tx(work)
     reinferred = 0
     if effects:
-        links = causal.infer_links(store, embedder, tenant, effects)
-        reinferred = causal.write_links(store, tenant, links)
+        reinferred = causal.run(store, embedder, tenant, effects)
     return _report(
         ids,
         sorted(delete),

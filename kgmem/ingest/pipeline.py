@@ -384,13 +384,3 @@ def ingest(
         vectors_out=vectors_out,
         texts_out=texts_out,
     ).run(source, tenant=tenant, progress=progress, now=now)
-
-
-def uninferred(store: Store, tenant: str, ids: list[str]) -> list[str]:
-    """Of ``ids``, the memories that may still lack their inferred causes: records (not compiled facts) with no
-    outgoing CAUSED_BY at all. The inference pass runs after the write, so a client killed between the two
-    leaves such memories; a re-run of the same ingest finds them unchanged and infers for them."""
-    out: list[str] = []
-    for i in range(0, len(ids), 5000):
-        out += [r["id"] for r in store.read("ingest/uncaused_ids", tenant=tenant, ids=ids[i : i + 5000])]
-    return out

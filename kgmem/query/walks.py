@@ -17,6 +17,8 @@ A root reached by several paths keeps its best path's rank; every path is return
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from ..embed import Embedder
@@ -62,9 +64,12 @@ def why(
     explain: bool = False,
 ) -> Why:
     """Answer a why-question: find the symptom among the best hits of hybrid recall's ranking (its steps 1–4,
-    :func:`~kgmem.query.recall.rank`: the symptom rule reads the cosines and recorded causes, not the confidence,
-    so neither the confidence's reading nor the pool maps it reads are run; ``explain`` runs the whole recall for
-    its manifest), then walk to its roots."""
+    :func:`~kgmem.query.recall.rank`: the symptom rule reads the cosines, not the confidence, so neither the
+    confidence's reading nor the pool maps it reads are run; ``explain`` runs the whole recall for its
+    manifest). A symptom with a recorded cause (a ``caused_by`` of its record) is walked to its roots; otherwise
+    the best hits are read for a memory that states why the one asked about happened
+    (:func:`kgmem.derived.causal.explain`, the cause model the ingest pass links with), at the model's
+    likelihood: an inferred link or words only, said in ``reason``; else ``why`` abstains."""
     max_depth = max(1, min(MAX_DEPTH, max_depth))
     opts = opts or symptom_options(k=symptom_candidates)
     manifest: dict[str, Any] | None = None
@@ -82,21 +87,188 @@ def why(
 
     if not hits:
         return abstain(None, f"nothing matched the question ({empty})")
-    symptom = find_symptom(store, hits, filters, manifest, symptom_candidates)
-    if symptom is None:
-        return abstain(hits[0], f"no recorded cause behind the best matches (best: '{hits[0].id}')")
-    rows = store.read(
-        "why/roots",
-        tenant=filters.tenant,
-        symptom_id=symptom.id,
-        max_depth=max_depth,
-        at=filters.at,
-        min_confidence=min_confidence,
+    sides = read_sides(store, filters.tenant, [h.id for h in hits])
+    symptom = find_symptom(store, hits, filters, manifest, symptom_candidates, sides)
+    if symptom is not None:
+        rows = store.read(
+            "why/roots",
+            tenant=filters.tenant,
+            symptom_id=symptom.id,
+            max_depth=max_depth,
+            at=filters.at,
+            min_confidence=min_confidence,
+        )
+        roots, paths = roots_of(rows)
+        if roots:
+            causes = path_causes(store, filters.tenant, paths[0], rows)
+            return Why(
+                text,
+                False,
+                _memory(symptom),
+                roots[:k] if k else roots,
+                paths,
+                reason=None,
+                explain=manifest,
+                causes=causes,
+                confidence=causes[0]["confidence"] if causes else None,
+            )
+    return read_cause(store, embedder, text, hits, sides, filters, manifest, k)
+
+
+def read_sides(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The hits' rows of ``why/read_sides`` by id (text, time, vector, linked causes)."""
+    return {r["id"]: r for r in store.read("why/read_sides", tenant=tenant, ids=list(dict.fromkeys(ids)))}
+
+
+def read_cause(
+    store: Store,
+    embedder: Embedder,
+    text: str,
+    hits: list[Hit],
+    sides: dict[str, dict[str, Any]],
+    filters: Filters,
+    manifest: dict[str, Any] | None,
+    k: int,
+) -> Why:
+    """The cause the best hits state of the one asked about (:func:`kgmem.derived.causal.explain`), or an
+    abstention. The hits' inferred causes that the ranking did not bring are read too."""
+    from ..derived import causal
+
+    model = causal.shipped()
+    limit = None if filters.at is None else int(filters.at.timestamp() * 1000)
+    extra = [
+        c["id"]
+        for r in sides.values()
+        for c in r["linked"]
+        if c["id"] not in sides and (limit is None or c["at_ms"] <= limit)
+    ]
+    if extra:
+        sides = {**sides, **read_sides(store, filters.tenant, extra)}
+    candidates = [
+        causal.Candidate(_cause_side(sides[h.id]), h.similarity if h.similarity is not None else -1.0)
+        for h in hits
+        if h.id in sides
+    ] + [causal.Candidate(_cause_side(sides[i]), -1.0) for i in dict.fromkeys(extra) if i in sides]
+    found = None
+    if model is not None and candidates:
+        vector_of = causal.vector_lookup(embedder, [c.side.text for c in candidates])
+        found = causal.explain(candidates, model, vector_of)
+    if manifest is not None:
+        manifest["cause_read"] = (
+            None
+            if found is None
+            else {
+                "effect": found.effect,
+                "cause": found.cause,
+                "confidence": round(found.confidence, 4),
+                "chain": [list(c) for c in found.chain],
+            }
+        )
+    if found is None:
+        return Why(
+            text,
+            True,
+            _memory(hits[0]),
+            [],
+            [],
+            reason=f"no recorded cause behind the best matches, and none of them states why (best: '{hits[0].id}')",
+            explain=manifest,
+        )
+    return answer_read(text, hits, sides, found, manifest, k)
+
+
+def answer_read(
+    text: str,
+    hits: list[Hit],
+    sides: dict[str, dict[str, Any]],
+    found: Any,
+    manifest: dict[str, Any] | None,
+    k: int,
+) -> Why:
+    """The :class:`Why` of a cause read by :func:`kgmem.derived.causal.explain` (``found``): the effect as its
+    symptom, the cause and its causes nearest first, each said to come from an inferred link or from the words."""
+    by_id = {h.id: h for h in hits}
+    linked = {(i, c["id"]) for i, r in sides.items() for c in r["linked"]}
+    steps = [(found.cause, found.confidence)] + list(found.chain)
+    causes = []
+    prev = found.effect
+    for cid, p in steps:
+        row = sides[cid]
+        by = "inferred" if (prev, cid) in linked else "words"
+        causes.append({"id": cid, "text": row["text"], "at": _at(row), "confidence": round(p, 4), "by": by})
+        prev = cid
+    effect = by_id.get(found.effect)
+    symptom = (
+        _memory(effect)
+        if effect is not None
+        else Memory(found.effect, sides[found.effect]["text"], _at(sides[found.effect]))
     )
-    roots, paths = roots_of(rows)
-    if not roots:
-        return abstain(symptom, "no cause passes the confidence and time limits")
-    return Why(text, False, _memory(symptom), roots[:k] if k else roots, paths, reason=None, explain=manifest)
+    if found.cause == found.effect:
+        path = [found.effect]
+        reason = f"'{found.effect}' states its own cause (read from its words)"
+    else:
+        path = [found.effect] + [c["id"] for c in causes]
+        how = "an inferred link" if causes[0]["by"] == "inferred" else "its words"
+        reason = f"'{found.cause}' states why '{found.effect}' happened (read from {how}, not recorded)"
+    last = causes[-1]
+    root = {
+        "id": last["id"],
+        "text": last["text"],
+        "at": last["at"],
+        "depth": max(0, len(path) - 1),
+        "confidence": causes[0]["confidence"],
+        "inferred": True,
+        "truncated": False,
+    }
+    return Why(
+        text,
+        False,
+        symptom,
+        [root][:k] if k else [root],
+        [path],
+        reason=reason,
+        explain=manifest,
+        causes=causes,
+        confidence=causes[0]["confidence"],
+    )
+
+
+def _cause_side(row: dict[str, Any]) -> Any:
+    import numpy as np
+
+    from ..derived.cause_cues import Side
+
+    v = np.asarray(row["embedding"], dtype=np.float32)
+    return Side(row["id"], row["text"], _at(row), v / max(float(np.linalg.norm(v)), 1e-12), row.get("user"))
+
+
+def _at(row: dict[str, Any]) -> dt.datetime:
+    return _EPOCH + dt.timedelta(milliseconds=row["at_ms"])
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def path_causes(store: Store, tenant: str, path: list[str], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The memories of a walked path after its symptom (nearest cause first), each with the confidence of the
+    path up to it."""
+    ids = path[1:]
+    if not ids:
+        return []
+    got = read_sides(store, tenant, ids)
+    out = []
+    for i in ids:
+        r = got.get(i)
+        if r is None:
+            continue
+        out.append({"id": i, "text": r["text"], "at": _at(r), "confidence": 1.0, "by": "recorded"})
+    best = next((r for r in rows if r["path"] == path), None)
+    if best is not None and out:
+        out[0]["confidence"] = round(float(best["confidence"]), 4)
+        if best["inferred"]:
+            for c in out:
+                c["by"] = "inferred"
+    return out
 
 
 def symptom_floor(hits: list[Hit]) -> float:
@@ -106,21 +278,27 @@ def symptom_floor(hits: list[Hit]) -> float:
 
 
 def find_symptom(
-    store: Store, hits: list[Hit], filters: Filters, manifest: dict[str, Any] | None, candidates: int
+    store: Store,
+    hits: list[Hit],
+    filters: Filters,
+    manifest: dict[str, Any] | None,
+    candidates: int,
+    sides: dict[str, dict[str, Any]],
 ) -> Hit | None:
     """The best-ranked of the first ``candidates`` hits that matches well enough (:func:`symptom_floor` of all
-    the hits) and has a recorded cause."""
+    the hits) and has a recorded cause (a ``caused_by`` of its record, not an inferred link; as of ``at``, a
+    cause written by then)."""
     floor = symptom_floor(hits)
     eligible = [h for h in hits[:candidates] if (h.similarity or -1.0) >= floor]
-    causes: dict[str, int]
-    if filters.at is None and all(h.causes is not None for h in eligible):
-        # recall's single query already counted them (the filter only narrows the type: none is None here)
-        causes = {h.id: h.causes for h in eligible if h.causes is not None}
-    else:
-        causes = {
-            r["id"]: r["causes"]
-            for r in store.read("why/has_causes", tenant=filters.tenant, ids=[h.id for h in eligible], at=filters.at)
-        }
+    limit = None if filters.at is None else int(filters.at.timestamp() * 1000)
+    causes = {
+        h.id: sum(
+            1
+            for c in (sides.get(h.id) or {}).get("linked", [])
+            if not c["inferred"] and (limit is None or c["at_ms"] <= limit)
+        )
+        for h in eligible
+    }
     if manifest is not None:
         manifest["symptom_rule"] = {
             "floor": round(floor, 4),

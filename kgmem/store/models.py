@@ -127,6 +127,8 @@ class Memory(StructuredNode):
     transform = StringProperty()  # for derived memories: what made them
     merged_into = StringProperty()  # a near-duplicate folded into a consolidated memory
     supersession = StringProperty()  # the inferred-supersession pass that read it (its transform version)
+    causes = StringProperty()  # the inferred-cause pass that read it (its transform version)
+    cause_in_text = FloatProperty()  # the cause model's confidence that it states its own cause
 
     supersedes = RelationshipTo("Memory", "SUPERSEDES", model=Supersedes, cardinality=ZeroOrMore)
     superseded_by = RelationshipFrom("Memory", "SUPERSEDES", model=Supersedes, cardinality=ZeroOrMore)

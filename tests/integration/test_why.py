@@ -58,10 +58,21 @@ def test_why_finds_the_true_root_first_for_most_chains(causal_graph):
     assert paths_ok == correct  # the full symptom → … → root path is reported
 
 
-@pytest.mark.parametrize("q", ABSTAIN_QUESTIONS, ids=[q["query"][:40] for q in ABSTAIN_QUESTIONS])
-def test_why_abstains_without_causal_structure(causal_graph, q):
-    w = causal_graph.why(q["query"])
-    assert w.abstained and w.roots == [] and w.reason
+def test_why_abstains_without_causal_structure(causal_graph):
+    """Questions about events nothing explains: most abstain; a cause read from the words of a near match says
+    so (never presented as recorded). The cause model's operating point is chosen on causes-dev's held-out folds
+    (scripts/fit_causes.py), where it abstains on about half of the no-cause questions."""
+    answered = []
+    for q in ABSTAIN_QUESTIONS:
+        w = causal_graph.why(q["query"])
+        assert w.reason
+        if w.abstained:
+            assert w.roots == [] and w.causes == []
+        else:
+            answered.append(q["query"])
+            assert w.causes[0]["by"] in ("words", "inferred") and "not recorded" in w.reason
+            assert w.confidence is not None and w.confidence < 1.0
+    assert len(answered) <= 2, answered
 
 
 def test_why_json_shape_and_depths(causal_graph):
@@ -129,7 +140,9 @@ def test_inferred_links_from_words_are_precise_and_explicit_wins(words_graph, mg
     edges = [e for e in words_graph.store.read("export/edges", tenant=words_graph.tenant) if e["type"] == "CAUSED_BY"]
     assert all(e["props"]["inferred"] for e in edges)
     correct = sum(truth.get(e["from"]) == e["to"] for e in edges)
-    assert len(edges) >= 20 and correct / len(edges) >= 0.9, (correct, len(edges))
+    # the links of the learned pass (one per memory: its likeliest cause); the held-out precision it is chosen
+    # for is 0.75 (scripts/fit_causes.py); here the wrong ones are distractors read as effects
+    assert correct >= 25 and correct / len(edges) >= 0.7, (correct, len(edges))
     # explicit caused_by wins: the same words with an explicit (different) cause infer nothing
     mg.ingest(
         [
@@ -147,18 +160,80 @@ def test_inferred_links_from_words_are_precise_and_explicit_wins(words_graph, mg
     assert [(e["from"], e["to"], e["props"]["inferred"]) for e in links] == [("eff", "cause-y", False)]
 
 
-def test_inferred_link_needs_an_earlier_match(mg):
+def test_a_later_note_that_states_the_cause_is_linked_and_a_guess_is_not(mg):
     mg.ingest(
         [
-            {"id": "later", "text": "The TLS certificate on the API gateway expired", "at": "2026-03-05"},
             {
-                "id": "eff",
-                "text": "Mobile logins failed because the TLS certificate on the API gateway expired",
-                "at": "2026-03-01",
+                "id": "outage",
+                "text": "Login page returning 502 for everyone since 09:05, sessions dropping",
+                "at": "2026-03-11T09:20:00Z",
             },
-        ]
+            {
+                "id": "guess",
+                "text": "Maybe the login outage is the CDN again? Not confirmed",
+                "at": "2026-03-11T09:40:00Z",
+            },
+            {
+                "id": "pm",
+                "text": "Postmortem for Tuesday's login outage: the session Redis hit its maxmemory limit and "
+                "evicted every session, so logins returned 502",
+                "at": "2026-03-12T16:40:00Z",
+            },
+        ],
+        infer_supersession=False,
+    )
+    links = {(e["from"], e["to"]) for e in mg.store.read("export/edges", tenant=mg.tenant) if e["type"] == "CAUSED_BY"}
+    assert ("outage", "pm") in links and not any(c == "guess" for _, c in links)
+    w = mg.why("why couldn't anyone sign in on Tuesday morning?")
+    assert not w.abstained and w.causes[0]["id"] == "pm" and w.paths[0][:2] == [w.symptom.id, "pm"]
+
+
+def test_inferred_causes_never_cross_users(mg):
+    mg.ingest(
+        [
+            {
+                "id": "b1",
+                "text": "The disk on the build server filled up with old artifacts",
+                "at": "2026-02-01",
+                "user": "bob",
+            },
+            {
+                "id": "a1",
+                "text": "My nightly build failed because the disk on the build server filled up",
+                "at": "2026-02-02",
+                "user": "alice",
+            },
+        ],
+        infer_supersession=False,
     )
     assert not [e for e in mg.store.read("export/edges", tenant=mg.tenant) if e["type"] == "CAUSED_BY"]
+
+
+def test_inferred_causes_do_not_depend_on_arrival_order_or_batches(store, embedder):
+    """The fixture incidents told in words, ingested at once, newest first one per call, and in two batches
+    (and the second re-run, as after a crash): the same inferred links each time."""
+    rows = [json.loads(line) for line in (CAUSAL / "incidents_words.jsonl").read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r.get("stream") in ("inc-01", "inc-02", "inc-03", "inc-05")]
+    orders = {
+        "batch": [rows],
+        "newest first": [[r] for r in sorted(rows, key=lambda r: r["at"], reverse=True)],
+        "split and re-run": [rows[: len(rows) // 2], rows, rows],
+    }
+    seen = {}
+    for name, batches in orders.items():
+        tenant = f"whyo-{uuid.uuid4().hex[:8]}"
+        g = MemoryGraph(tenant=tenant, store=store, embedder=embedder)
+        g._schema_ready = True
+        try:
+            for b in batches:
+                assert g.ingest(b, infer_supersession=False).errors == []
+            seen[name] = sorted(
+                (e["from"], e["to"]) for e in store.read("export/edges", tenant=tenant) if e["type"] == "CAUSED_BY"
+            )
+        finally:
+            store.auto_commit("admin/delete_tenant", tenant=tenant)
+    assert seen["batch"], seen
+    assert seen["newest first"] == seen["batch"] and seen["split and re-run"] == seen["batch"], seen
 
 
 def test_changes_since_and_known_at(mg):
@@ -243,9 +318,9 @@ def _db_hits(plan: dict) -> int:
     return (plan.get("dbHits") or 0) + sum(_db_hits(c) for c in plan.get("children", []))
 
 
-def test_a_cause_in_words_is_found_by_the_vector_channel_alone(mg, monkeypatch):
-    # the link's confidence is the cosine, so the nearest memories hold the best candidate: the pass asks the
-    # vector index only (the fused recall of every channel, judged, cost 5× as much for the same links)
+def test_the_cause_pass_reads_its_own_statements_only(mg, monkeypatch):
+    # the pass pairs a new memory with the memories alike to it (derived/cause_neighbors) and reads them once
+    # (derived/cause_sources): no recall channel runs
     read = mg.store.read
     names: list[str] = []
 
@@ -263,10 +338,4 @@ def test_a_cause_in_words_is_found_by_the_vector_channel_alone(mg, monkeypatch):
     )
     links = [e for e in read("export/edges", tenant=mg.tenant) if e["type"] == "CAUSED_BY"]
     assert [(e["from"], e["to"], e["props"]["inferred"]) for e in links] == [("down", "disk", True)]
-    channels = {n for n in names if n.startswith("recall/")}
-    assert channels and channels <= {
-        "recall/vector",
-        "recall/vector_exact",
-        "recall/eligible_count",
-        "recall/details",
-    }, names
+    assert "derived/cause_sources" in names and not [n for n in names if n.startswith("recall/")], names

@@ -59,7 +59,7 @@ def test_why_prefers_an_explicit_causes_list():
             return {**super().to_dict(), "causes": [{"id": "k1"}, {"id": "k2"}]}
 
     why = WithCauses("why?", False, Memory("s", "t", T), [{"id": "r", "text": "", "at": T}], [["s", "x", "r"]])
-    assert why_answer_ids(why) == ["k1", "k2"]
+    assert why_answer_ids(why) == ["k1", "k2", "x", "r"]  # the causes first, then the path and roots
 
 
 # --------------------------------------------------------------------------- score_answer

@@ -1,0 +1,12 @@
+// name: derived/causes_unchecked
+// Of $ids, the plain-text records the inferred-cause pass has not marked with $transform: a client killed after
+// its write but before that pass, or a pass of an older version, left them.
+// params: $tenant (string), $ids (list of strings), $transform (string)
+// returns: id
+:param tenant => 'demo';
+:param ids => ['img-h1'];
+:param transform => 'causes/v2';
+UNWIND $ids AS wanted
+MATCH (m:Memory:Episode {tenant: $tenant, id: wanted})
+WHERE m.origin = 'record' AND coalesce(m.causes, '') <> $transform
+RETURN m.id AS id
