@@ -108,14 +108,23 @@ EXAMPLE_TENANT = "demo"  # the tenant of the examples in cypher/'s :param lines 
 _EXAMPLE_TENANT_LITERAL = re.compile(r"(?<![\w$])'" + re.escape(EXAMPLE_TENANT) + "'")
 
 
+def _cypher_string(text: str) -> str:
+    """``text`` as a Cypher string literal (single-quoted, backslashes and quotes escaped)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def _for_tenant(expr: str, tenant: str | None) -> str:
     """A `:param` expression (or line) reading ``tenant`` where it reads the demo data's tenant: the literal
-    'demo' becomes ``tenant`` as a Cypher string literal. Other tenants in the examples (a scratch tenant that
-    admin/delete_tenant deletes) stay as they are."""
+    'demo' becomes ``tenant`` as a Cypher string literal, and the keyword channels' Lucene tenant clause
+    (``$tenant_scope``, :func:`kgmem.query.lucene.tenant_scope`) of 'demo' becomes that of ``tenant``. Other
+    tenants in the examples (a scratch tenant that admin/delete_tenant deletes) stay as they are."""
     if tenant is None or tenant == EXAMPLE_TENANT:
         return expr
-    literal = "'" + tenant.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return _EXAMPLE_TENANT_LITERAL.sub(lambda _: literal, expr)
+    from ..query.lucene import tenant_scope
+
+    scope = _cypher_string(tenant_scope(EXAMPLE_TENANT))
+    expr = expr.replace(scope, _cypher_string(tenant_scope(tenant)))
+    return _EXAMPLE_TENANT_LITERAL.sub(lambda _: _cypher_string(tenant), expr)
 
 
 class _LiveHelp(click.Command):
