@@ -10,10 +10,11 @@ import click
 from .common import DOCS_META, NotAvailable, connection_options, emit_json, handle_errors, json_option, open_graph
 from .lifecycle_cmd import COMMANDS as LIFECYCLE_COMMANDS
 from .memory_cmd import COMMANDS as MEMORY_COMMANDS
+from .sections import SectionedGroup
 from .server_cmd import server
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=SectionedGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="kgmem")
 def cli() -> None:
     """kgmem: knowledge-graph memory for AI agents, on Neo4j.
@@ -259,7 +260,6 @@ def _bench_runner():
     read the repository's fixtures and ``../shared``'s data sets. Outside a checkout, or without the
     ``[bench]`` extra's packages, a one-line usage error (exit 2) says what to do."""
     import importlib
-    from pathlib import Path
 
     def load():
         try:
@@ -276,11 +276,37 @@ def _bench_runner():
         return load()
     except ModuleNotFoundError:
         pass
+    found = _bench_dir()
+    if found is not None:
+        sys.path.insert(0, str(found))
+        return load()
+    raise NotAvailable("the benchmarks are not part of an installed kgmem", fix=_BENCH_FIX)
+
+
+def _bench_dir():
+    """The checkout's ``bench/`` directory (in the working directory, or beside the package), else None."""
+    from pathlib import Path
+
     for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         if (base / "bench" / "kgmem_bench" / "runner.py").is_file():
-            sys.path.insert(0, str(base / "bench"))
-            return load()
-    raise NotAvailable("the benchmarks are not part of an installed kgmem", fix=_BENCH_FIX)
+            return base / "bench"
+    return None
+
+
+def _bench_available() -> bool:
+    """Whether `kgmem bench` can find the benchmarks here (importable, or a checkout's bench/): `kgmem --help`
+    lists it only then. Nothing is imported."""
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec("kgmem_bench") is not None:
+            return True
+    except (ImportError, ValueError):
+        pass
+    return _bench_dir() is not None
+
+
+cli.available = {"bench": _bench_available}
 
 
 def _same_help_everywhere(cmd: click.Command) -> None:
