@@ -107,8 +107,9 @@ class Embedder:
         (0 for the ONNX default). For benchmarks that pin the embedder to one core."""
         with self._lock:
             if self._onnx is not None:
-                previous = self._onnx.threads
-                self._onnx = onnx_embed.OnnxEncoder(self._onnx.path, threads=threads)
+                previous, path = self._onnx.threads, self._onnx.path
+                assert path is not None  # (the shared embedder's model is a file: onnx_embed.ensure)
+                self._onnx = onnx_embed.OnnxEncoder(path, threads=threads)
                 self._direct = self._onnx.encode_one
                 return previous
             import torch
