@@ -221,13 +221,40 @@ class Embedder:
 
 _shared: Embedder | None = None
 _shared_lock = threading.Lock()
+_prefetching: threading.Thread | None = None
 
 
 def get_embedder() -> Embedder:
-    """The process-wide embedder (loaded on first call)."""
+    """The process-wide embedder (loaded on first call; a call while :func:`prefetch` loads it waits for it)."""
     global _shared
     if _shared is None:
         with _shared_lock:
             if _shared is None:
-                _shared = Embedder()
+                from .progress import step
+
+                with step("loading the embedding model"):
+                    _shared = Embedder()
     return _shared
+
+
+def prefetch() -> None:
+    """Start loading the process-wide embedder in a background thread (once), so that it loads while the
+    caller waits for something else (the first statements of a command waiting for Neo4j, the indexes coming
+    ONLINE); :func:`get_embedder` then returns it, or waits for the load to end. A load that fails is left to
+    :func:`get_embedder`, which loads again and raises. The thread is not a daemon: a process that ends
+    meanwhile lets a first build of the ONNX model finish rather than leave half a file."""
+    global _prefetching
+    if _shared is not None or _prefetching is not None:
+        return
+    with _shared_lock:
+        if _shared is not None or _prefetching is not None:
+            return
+
+        def load() -> None:
+            try:
+                get_embedder()
+            except Exception:  # noqa: BLE001 - said again by the caller's own get_embedder()
+                pass
+
+        _prefetching = threading.Thread(target=load, name="kgmem-embedder", daemon=False)
+        _prefetching.start()

@@ -578,11 +578,10 @@ def stderr_note(message: str) -> None:
     """A one-line note on stderr about something slow that happens once, while it runs (a CLI user, an MCP
     client's log see it, terminal or not; stdout stays the answer's): the default ``log`` of :func:`ensure`,
     and what :class:`~kgmem.api.MemoryGraph` says before it creates the schema. A missing or closed stderr is
-    skipped."""
-    try:
-        print(message, file=sys.stderr, flush=True)
-    except (AttributeError, ValueError, OSError):  # no stderr (pythonw), or a closed one
-        pass
+    skipped (:func:`kgmem.progress.note`)."""
+    from .progress import note
+
+    note(message)
 
 
 def ensure(*, build: bool = True, log: Callable[[str], None] | None = None) -> Path | None:

@@ -71,7 +71,7 @@ def demo(uri, user, password, database, tenant) -> None:
     from .. import demo as demo_mod
 
     with open_graph(uri, user, password, database, "demo" if tenant == "default" else tenant) as mg:
-        mg.init()  # fails fast (exit 3) when Neo4j is down; a first read would be retried for 15 s
+        mg.init(prepare_model=True)  # fails fast (exit 3) when Neo4j is down; a first read would be retried for 15 s
         demo_mod.run(mg)
 
 
@@ -88,8 +88,9 @@ def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> Non
     """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE. Prepares the
     embedding model too (once per install), so that the first recall does not."""
     with open_graph(uri, user, password, database, tenant) as mg:
-        indexes = mg.init(rebuild_indexes=rebuild_indexes)
-        embedder = mg.embedder  # the ONNX model is built now (said on stderr), not on the first recall
+        # the ONNX model is built now (said on stderr) while the indexes come ONLINE, not on the first recall
+        indexes = mg.init(rebuild_indexes=rebuild_indexes, prepare_model=True)
+        embedder = mg.embedder
     rows = [(i["name"], i["type"], i["state"]) for i in indexes]
     if as_json:
         emit_json(
