@@ -86,6 +86,14 @@ class GraphBase:
         return cypher.all_queries()
 
     @staticmethod
+    def tenant_scope(tenant: str) -> str:
+        """The Lucene clause recall's keyword channels require for ``tenant`` (their ``$tenant_scope``
+        parameter; :func:`kgmem.query.lucene.tenant_scope`)."""
+        from ..query.lucene import tenant_scope
+
+        return tenant_scope(tenant)
+
+    @staticmethod
     def statement(name: str) -> Query:
         """One statement of ``cypher/`` by name (``"why/roots"``); :class:`NotFoundError` for an unknown one."""
         from ..store import cypher

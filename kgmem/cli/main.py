@@ -118,14 +118,14 @@ def _cypher_string(text: str) -> str:
 def _for_tenant(expr: str, tenant: str | None) -> str:
     """A `:param` expression (or line) reading ``tenant`` where it reads the demo data's tenant: the literal
     'demo' becomes ``tenant`` as a Cypher string literal, and the keyword channels' Lucene tenant clause
-    (``$tenant_scope``, :func:`kgmem.query.lucene.tenant_scope`) of 'demo' becomes that of ``tenant``. Other
+    (``$tenant_scope``, :meth:`MemoryGraph.tenant_scope`) of 'demo' becomes that of ``tenant``. Other
     tenants in the examples (a scratch tenant that admin/delete_tenant deletes) stay as they are."""
     if tenant is None or tenant == EXAMPLE_TENANT:
         return expr
-    from ..query.lucene import tenant_scope
+    from ..api import MemoryGraph
 
-    scope = _cypher_string(tenant_scope(EXAMPLE_TENANT))
-    expr = expr.replace(scope, _cypher_string(tenant_scope(tenant)))
+    scope = _cypher_string(MemoryGraph.tenant_scope(EXAMPLE_TENANT))
+    expr = expr.replace(scope, _cypher_string(MemoryGraph.tenant_scope(tenant)))
     return _EXAMPLE_TENANT_LITERAL.sub(lambda _: _cypher_string(tenant), expr)
 
 
