@@ -140,9 +140,8 @@ class Embedder:
     def _direct_path(self):
         """A lean forward pass for one text: tokenizer → BERT → mean pooling → L2 norm, under inference mode.
 
-        ``SentenceTransformer.encode`` adds its batching machinery around the model: for one short question
-        about 1 ms of 7.8 on an idle 2-core machine, and up to half the time when the CPU is contended
-        (measured). This path skips it. It is used only if the model is the expected
+        ``SentenceTransformer.encode`` adds its batching machinery around the model, a noticeable share of one
+        short question's time, and more when the CPU is contended. This path skips it. It is used only if the model is the expected
         Transformer → mean Pooling → Normalize stack and it reproduces ``encode`` on a probe sentence;
         otherwise queries go through ``encode`` like everything else.
         """

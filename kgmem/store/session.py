@@ -280,8 +280,9 @@ class Store:
 
     def _auto_read(self, text: str, params: dict[str, Any]) -> list[neo4j.Record]:
         """One read statement as an auto-commit transaction in a read session: one round trip (RUN and PULL
-        pipelined), where a managed transaction (``execute_query``) waits for its COMMIT too — 0.5 ms of a
-        1.2 ms statement on the local server, and recall sends three. It shares ``execute_query``'s bookmark
+        pipelined), where a managed transaction (``execute_query``) waits for its COMMIT too, a second round trip
+        that costs a short read nearly half its time on the local server (recall sends three reads). It shares
+        ``execute_query``'s bookmark
         manager, so a read still sees every write this driver committed (causal consistency on a cluster);
         transient errors are retried by :func:`_transient_retry` (a read is safe to repeat)."""
         with self._driver.session(
