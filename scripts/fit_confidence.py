@@ -41,20 +41,18 @@ MODEL_PATH = ROOT / "kgmem" / "data" / "confidence.json"
 ROWS_PATH = ROOT / "bench" / "confidence_training.json"
 SNAPSHOTS = Path(os.environ.get("KGMEM_SNAPSHOTS", os.path.expanduser("~/.cache/kgmem/confidence")))
 # WikiWhy is not among them: its stored and absent questions part on the cosine alone, and a model fitted with
-# them leant on the cosine, which says nothing about a false premise in a chat (LoCoMo development half, shipped
-# model: AUC 0.79 and calibration error 0.28 with WikiWhy, 0.82 and 0.05 without; docs/benchmarks.md)
+# them leant on the cosine, which says nothing about a false premise in a chat (on LoCoMo's development half it
+# lost AUC and calibration: CHANGELOG.md, benchmark log)
 SOURCES = ("fixtures", "updates", "chats")
 # the features the shipped model reads: chosen on LoCoMo's development half (feature AUCs and leave-one-
-# conversation-out fits, docs/benchmarks.md); left out are those whose fitted coefficient points against their
+# conversation-out fits: the conversations report); left out are those whose fitted coefficient points against their
 # meaning (kgmem.query.confidence.DIRECTION: collinear with the others), so that "nothing matches" never raises
-# the confidence: keyword, coverage, coverage_top3, topic_named, and — since the template chats' listeners
-# answer news in the second person and relate it to themselves (2026-12-04) — cosine and attribution_margin
+# the confidence: keyword, coverage, coverage_top3, topic_named, and — as the template chats' listeners answer
+# news in the second person and relate it to themselves — cosine and attribution_margin
 # (topic_similarity and pool_margin say the same, the right way round); entity_margin is read as entity_topic
 # (with the margin alone the demo's band question, topic absent, got 0.70); pool_behind (someone else covers the
-# topic better than the person named) replaced topic_other on 2026-12-05: beside it topic_other's coefficient
-# turned against its meaning, and with it in place of topic_other, LoCoMo dev, shipped-recipe fit: adversarial
-# answered 32.9 → 30.8 %, answerable 90.9 → 90.3 %, AUC 0.879 → 0.888; leave one conversation out 29.1 → 26.6 %,
-# 89.8 → 88.8 %, AUC 0.886 → 0.897, ECE 0.059 → 0.057 (docs/benchmarks.md); the others are computed and reported
+# topic better than the person named) stands in place of topic_other, whose coefficient turned against its
+# meaning beside it (the figures: CHANGELOG.md, benchmark log); the others are computed and reported
 MODEL_FEATURES = (
     "gap",
     "entity_topic",

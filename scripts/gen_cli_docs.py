@@ -2,7 +2,7 @@
 """Write docs/cli.md, the CLI reference, from each command's ``--help`` text.
 
 Walks the click command tree (``kgmem.cli.cli``): the top-level group, then every command in the order
-``kgmem --help`` lists them, each group followed by its subcommands. The help is rendered at a fixed width so
+``kgmem --help`` lists them (by section: kgmem/cli/sections.py), each group followed by its subcommands. The help is rendered at a fixed width so
 the file does not depend on the terminal it was generated in.
 
     python scripts/gen_cli_docs.py           # (re)write docs/cli.md
@@ -62,7 +62,15 @@ def walk(cmd: click.Command, name: str = PROG, parent: click.Context | None = No
             sub = cmd.get_command(ctx, sub_name)
             if sub is None or getattr(sub, "hidden", False):
                 continue
+            if hasattr(cmd, "shown") and not cmd.shown(ctx, sub_name):  # not listed where it cannot run
+                continue
             yield from walk(sub, sub_name, ctx)
+
+
+def _sections(ctx: click.Context) -> list[tuple[str, str]]:
+    """(first command, section title) of each section of the root's --help (kgmem.cli.sections)."""
+    sectioned = getattr(ctx.command, "sectioned", None)
+    return [(names[0], title) for title, names in sectioned(ctx)] if sectioned else []
 
 
 def _anchor(path: str) -> str:
@@ -87,8 +95,11 @@ def render(root: click.Command | None = None) -> str:
         "## Commands",
         "",
     ]
+    sections = dict(_sections(entries[0][0]))
     for ctx, cmd in entries[1:]:
         path = ctx.command_path
+        if path.count(" ") == 1 and ctx.info_name in sections:  # the first command of a section of `kgmem --help`
+            lines += [""] * (lines[-1] != "") + [f"**{sections[ctx.info_name]}**", ""]
         indent = "  " * (path.count(" ") - 1)
         summary = cmd.get_short_help_str(limit=WIDTH)
         lines.append(f"{indent}- [`{path}`](#{_anchor(path)}) — {summary}")

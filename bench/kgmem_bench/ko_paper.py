@@ -1060,7 +1060,7 @@ def load_tokenizer() -> Any:
 
     from kgmem import onnx_embed
 
-    tok = Tokenizer.from_file(str(onnx_embed.model_source() / "tokenizer.json"))
+    tok = Tokenizer.from_str(onnx_embed.model_file("tokenizer.json").decode("utf-8"))
     tok.no_truncation()
     tok.no_padding()
     return tok

@@ -177,8 +177,8 @@ def run(ctx: BenchContext) -> dict:
     """Ingest throughput vs embedding-only; recall/why/as-of p50/p95 vs embed + numpy brute force."""
     # numpy's BLAS on one thread for the suite (but kgmem's ingest, timed as a user runs it), kgmem and baselines
     # alike: on 2 cores its worker threads
-    # fight torch's for the CPU after every brute-force product, which doubled the query-embedding time (p50
-    # 7.7 → 15.9 ms, p95 8.7 → 97 ms measured) while a memory-bound matrix-vector product gains nothing from them
+    # fight torch's for the CPU after every brute-force product, which doubled the query-embedding time (CHANGELOG.md,
+    # benchmark log) while a memory-bound matrix-vector product gains nothing from them
     with threadpool_limits(limits=1, user_api="blas"):
         return _run(ctx)
 

@@ -7,7 +7,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ..config import DEFAULT_TENANT, resolve_connection
-from ..embed import MODEL_ID, Embedder, get_embedder
+from ..embed import MODEL_ID, Embedder, get_embedder, prefetch
 from ..errors import InputError, NotFoundError
 from ..onnx_embed import stderr_note
 from ..store import Store, schema
@@ -55,6 +55,13 @@ class GraphBase:
             self._embedder = get_embedder()
         return self._embedder
 
+    def _prefetch_embedder(self) -> None:
+        """Start loading the shared embedding model in the background when this graph has none yet, for a
+        method that embeds: it loads while the method's first statements wait for Neo4j (the schema and model
+        checks), and :attr:`embedder` then waits for it (:func:`kgmem.embed.prefetch`)."""
+        if self._embedder is None:
+            prefetch()
+
     # ------------------------------------------------------------------ the connection and the statements
 
     def verify(self) -> dict[str, Any]:
@@ -79,6 +86,14 @@ class GraphBase:
         return cypher.all_queries()
 
     @staticmethod
+    def tenant_scope(tenant: str) -> str:
+        """The Lucene clause recall's keyword channels require for ``tenant`` (their ``$tenant_scope``
+        parameter; :func:`kgmem.query.lucene.tenant_scope`)."""
+        from ..query.lucene import tenant_scope
+
+        return tenant_scope(tenant)
+
+    @staticmethod
     def statement(name: str) -> Query:
         """One statement of ``cypher/`` by name (``"why/roots"``); :class:`NotFoundError` for an unknown one."""
         from ..store import cypher
@@ -92,18 +107,25 @@ class GraphBase:
 
     # ------------------------------------------------------------------ schema
 
-    def init(self, *, rebuild_indexes: bool = False) -> list[dict[str, Any]]:
+    def init(self, *, rebuild_indexes: bool = False, prepare_model: bool = False) -> list[dict[str, Any]]:
         """Create constraints and indexes (idempotent), wait until they are ONLINE, and record the schema
         version in the database (so later processes skip this step: see :mod:`kgmem.store.schema`).
 
         ``rebuild_indexes`` first drops the vector and fulltext indexes over memories and builds them again
-        from the stored properties (they are derived; HNSW search slows down after many deletions)."""
+        from the stored properties (they are derived; HNSW search slows down after many deletions).
+        ``prepare_model`` also loads the embedding model (building it first, once per install) while the
+        schema is created and the indexes come ONLINE; :attr:`embedder` is then ready."""
+        if prepare_model:
+            self.verify()  # Neo4j down: fail now, without starting the model's load
+            self._prefetch_embedder()
         with self._schema_lock:
             if rebuild_indexes:
                 self.store.auto_commit("admin/drop_vector_index")
                 self.store.auto_commit("admin/drop_text_index")
             indexes = schema.apply(self.store)
             self._schema_ready = True
+        if prepare_model:
+            self.embedder  # noqa: B018 - waits for the load (and raises what it raised)
         return indexes
 
     def _ready(self, *, model: bool = True) -> None:

@@ -108,6 +108,7 @@ class Reading(GraphBase):
         check_query(query)
         if user is not None:
             check_string(user, field="user", max_len=MAX_USER)
+        self._prefetch_embedder()  # loads while the filters are built and the first statements wait
         names = DEFAULT_CHANNELS if channels is None else tuple([channels] if isinstance(channels, str) else channels)
         opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=names, policy=policy or AbstainPolicy())
         filters, text = build_filters(
@@ -151,6 +152,7 @@ class Reading(GraphBase):
         from ..query.filters import build_filters
 
         check_query(query, example="why did checkout crash?")
+        self._prefetch_embedder()  # loads while the filters are built and the first statements wait
         mode = "filter" if time_filters is True else "rank" if time_filters is False else time_mode(time_filters)
         filters, text = build_filters(
             query, tenant=self.tenant, at=optional_time(at, "at"), now=optional_time(now, "now"), time_phrases=mode

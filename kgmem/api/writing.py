@@ -43,6 +43,7 @@ class Writing(GraphBase):
         from ..derived import supersession as _supersession
         from ..ingest.pipeline import ingest as _ingest
 
+        self._prefetch_embedder()  # loads while the schema and model checks wait for Neo4j
         self._ready()
         unchanged: list[str] = []
         vectors: dict[str, Any] | None = {} if infer_supersession else None  # each record's vector, for the pass

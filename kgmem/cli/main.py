@@ -10,10 +10,11 @@ import click
 from .common import DOCS_META, NotAvailable, connection_options, emit_json, handle_errors, json_option, open_graph
 from .lifecycle_cmd import COMMANDS as LIFECYCLE_COMMANDS
 from .memory_cmd import COMMANDS as MEMORY_COMMANDS
+from .sections import SectionedGroup
 from .server_cmd import server
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=SectionedGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="kgmem")
 def cli() -> None:
     """kgmem: knowledge-graph memory for AI agents, on Neo4j.
@@ -70,7 +71,7 @@ def demo(uri, user, password, database, tenant) -> None:
     from .. import demo as demo_mod
 
     with open_graph(uri, user, password, database, "demo" if tenant == "default" else tenant) as mg:
-        mg.init()  # fails fast (exit 3) when Neo4j is down; a first read would be retried for 15 s
+        mg.init(prepare_model=True)  # fails fast (exit 3) when Neo4j is down; a first read would be retried for 15 s
         demo_mod.run(mg)
 
 
@@ -87,8 +88,9 @@ def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> Non
     """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE. Prepares the
     embedding model too (once per install), so that the first recall does not."""
     with open_graph(uri, user, password, database, tenant) as mg:
-        indexes = mg.init(rebuild_indexes=rebuild_indexes)
-        embedder = mg.embedder  # the ONNX model is built now (said on stderr), not on the first recall
+        # the ONNX model is built now (said on stderr) while the indexes come ONLINE, not on the first recall
+        indexes = mg.init(rebuild_indexes=rebuild_indexes, prepare_model=True)
+        embedder = mg.embedder
     rows = [(i["name"], i["type"], i["state"]) for i in indexes]
     if as_json:
         emit_json(
@@ -108,14 +110,23 @@ EXAMPLE_TENANT = "demo"  # the tenant of the examples in cypher/'s :param lines 
 _EXAMPLE_TENANT_LITERAL = re.compile(r"(?<![\w$])'" + re.escape(EXAMPLE_TENANT) + "'")
 
 
+def _cypher_string(text: str) -> str:
+    """``text`` as a Cypher string literal (single-quoted, backslashes and quotes escaped)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def _for_tenant(expr: str, tenant: str | None) -> str:
     """A `:param` expression (or line) reading ``tenant`` where it reads the demo data's tenant: the literal
-    'demo' becomes ``tenant`` as a Cypher string literal. Other tenants in the examples (a scratch tenant that
-    admin/delete_tenant deletes) stay as they are."""
+    'demo' becomes ``tenant`` as a Cypher string literal, and the keyword channels' Lucene tenant clause
+    (``$tenant_scope``, :meth:`MemoryGraph.tenant_scope`) of 'demo' becomes that of ``tenant``. Other
+    tenants in the examples (a scratch tenant that admin/delete_tenant deletes) stay as they are."""
     if tenant is None or tenant == EXAMPLE_TENANT:
         return expr
-    literal = "'" + tenant.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return _EXAMPLE_TENANT_LITERAL.sub(lambda _: literal, expr)
+    from ..api import MemoryGraph
+
+    scope = _cypher_string(MemoryGraph.tenant_scope(EXAMPLE_TENANT))
+    expr = expr.replace(scope, _cypher_string(MemoryGraph.tenant_scope(tenant)))
+    return _EXAMPLE_TENANT_LITERAL.sub(lambda _: _cypher_string(tenant), expr)
 
 
 class _LiveHelp(click.Command):
@@ -250,7 +261,6 @@ def _bench_runner():
     read the repository's fixtures and ``../shared``'s data sets. Outside a checkout, or without the
     ``[bench]`` extra's packages, a one-line usage error (exit 2) says what to do."""
     import importlib
-    from pathlib import Path
 
     def load():
         try:
@@ -267,11 +277,37 @@ def _bench_runner():
         return load()
     except ModuleNotFoundError:
         pass
+    found = _bench_dir()
+    if found is not None:
+        sys.path.insert(0, str(found))
+        return load()
+    raise NotAvailable("the benchmarks are not part of an installed kgmem", fix=_BENCH_FIX)
+
+
+def _bench_dir():
+    """The checkout's ``bench/`` directory (in the working directory, or beside the package), else None."""
+    from pathlib import Path
+
     for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         if (base / "bench" / "kgmem_bench" / "runner.py").is_file():
-            sys.path.insert(0, str(base / "bench"))
-            return load()
-    raise NotAvailable("the benchmarks are not part of an installed kgmem", fix=_BENCH_FIX)
+            return base / "bench"
+    return None
+
+
+def _bench_available() -> bool:
+    """Whether `kgmem bench` can find the benchmarks here (importable, or a checkout's bench/): `kgmem --help`
+    lists it only then. Nothing is imported."""
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec("kgmem_bench") is not None:
+            return True
+    except (ImportError, ValueError):
+        pass
+    return _bench_dir() is not None
+
+
+cli.available = {"bench": _bench_available}
 
 
 def _same_help_everywhere(cmd: click.Command) -> None:

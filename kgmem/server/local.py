@@ -412,6 +412,9 @@ def _write_conf(settings: ServerSettings) -> Path:
         "dbms.security.auth_enabled=true",
         "dbms.usage_report.enabled=false",
         "db.tx_log.rotation.retention_policy=1 days",
+        # a log file grows as it is written instead of starting at its rotation size (256 MB; two of them, the
+        # system database's and neo4j's, on a new home)
+        "db.tx_log.preallocate=false",
         "server.logs.gc.enabled=false",
         # an internal setting of 5.26 and 2026.x alike (LuceneSettings, default 50); Neo4j refuses unknown
         # settings, so a version without it would not start: the test suite runs on servers of both

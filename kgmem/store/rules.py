@@ -115,9 +115,9 @@ def cog_where(m: str = "m", indent: str = "", *, tenant: bool = True, continued:
 # (cypher/_templates/entity_match.cypher.tmpl)
 
 # The entity channel's memories: eligible memories mentioning the matched entities, by entities matched, then the
-# newest; at most $depth. It ranked them by cosine to the question until 2026-12-04: a cosine for every memory of
-# the matched entities (a median of 1,518 on a 100k synthetic tenant: 47 ms, against 12 ms without) — the vector
-# channels rank by meaning already; LoCoMo's development half gave the same frac@10 either way (0.7809). Yields
+# newest; at most $depth. No cosine to the question: one for every memory of the matched entities cost more than
+# the rest of the channel, the vector channels rank by meaning already, and LoCoMo's development half ranked the
+# same either way (CHANGELOG.md, benchmark log). Yields
 # ``entity`` (a list of {id, score: null}). In recall/candidates they are read only when 'entity' is in $channels: the call that runs the vector channels beside the one that
 # runs the others matches the entities too (its candidates' maps say which they mention) but leaves this to it.
 # (cypher/_templates/entity_memories.cypher.tmpl)
@@ -289,7 +289,7 @@ def cog_vector_index(index: str, generation: str | None = None) -> None:
 # What recall/candidates returns of every candidate: what the fusion's boosts read (time, the question's entities
 # it mentions, its text for a name it writes) and what chooses the candidates whose full hit map is read next
 # (recall/details: the best 2k and the 60 the confidence reads). A full map for every candidate cost about half
-# of the statement (its three cosines above all: 160 candidates, 35 ms → 17 ms on a LoCoMo chat).
+# of the statement, its three cosines above all (CHANGELOG.md, benchmark log).
 # (cypher/_templates/candidate_map.cypher.tmpl)
 
 

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import SchemaError
+from ..progress import step
 from . import cypher
 from .rules import VECTOR_FILTER_PROPERTIES, VECTOR_INDEX_PROPERTY, fulltext_index_properties
 from .session import Store
@@ -127,12 +128,14 @@ def stale_indexes(rows: list[dict[str, Any]], generation: str | None = None) -> 
 def apply(store: Store, *, timeout: float = 300.0) -> list[dict[str, Any]]:
     """Create what is missing, then block until all kgmem indexes are ONLINE. Returns the index list."""
     generation = store.server_info().generation
-    for name in stale_indexes(store.read("admin/index_states"), generation):
-        # an index kept under its name from an older definition (or made on 5.26, before a store upgrade)
-        store.auto_commit("admin/drop_stale_index", index_name=name)
-    for name in schema_statements(generation):
-        store.auto_commit(name)
-    indexes = wait_online(store, timeout=timeout)
+    with step("creating the schema (constraints and indexes)"):
+        for name in stale_indexes(store.read("admin/index_states"), generation):
+            # an index kept under its name from an older definition (or made on 5.26, before a store upgrade)
+            store.auto_commit("admin/drop_stale_index", index_name=name)
+        for name in schema_statements(generation):
+            store.auto_commit(name)
+    with step("waiting until the indexes are ONLINE"):
+        indexes = wait_online(store, timeout=timeout)
     record(store)
     return indexes
 

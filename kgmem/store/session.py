@@ -23,6 +23,7 @@ from neo4j import time as ntime
 
 from ..config import Connection, resolve_connection
 from ..errors import DatabaseError, DatabaseUnavailable, InputError, KgmemError
+from ..progress import step
 from . import cypher
 from .capabilities import ServerInfo
 from .runtime import RuntimeState
@@ -178,7 +179,14 @@ class Tx:
 
     def run(self, statement_: str, /, **params: Any) -> list[dict[str, Any]]:
         q = _checked(self._resolve(statement_), params)
-        return [_record_dict(r) for r in self._tx.run(q.text, to_params(params))]
+        with step(_waiting(q.name)):
+            return [_record_dict(r) for r in self._tx.run(q.text, to_params(params))]
+
+
+def _waiting(name: str) -> str:
+    """The progress line of a statement that takes long (kgmem.progress): a statement's first run on a server
+    includes Neo4j planning it, seconds for the largest ones on a cold server."""
+    return f"waiting for Neo4j ({name})"
 
 
 def _checked(name: str, params: dict[str, Any]) -> cypher.Query:
@@ -228,7 +236,8 @@ class Store:
         if self._server_info is None:
             with self._server_info_lock:
                 if self._server_info is None:
-                    rows = self._execute("admin/server_components", {}, RoutingControl.READ, resolve=False)
+                    with step(f"connecting to Neo4j at {self.connection.uri}"):
+                        rows = self._execute("admin/server_components", {}, RoutingControl.READ, resolve=False)
                     self._server_info = ServerInfo.from_components(rows)
                     log.debug("server %s: %s", self.connection.uri, self._server_info.to_dict())
         return self._server_info
@@ -256,7 +265,7 @@ class Store:
         self, name: str, params: dict[str, Any], routing: RoutingControl, *, resolve: bool = True
     ) -> list[dict[str, Any]]:
         q = _checked(self.resolve(name) if resolve else name, params)
-        with mapped_errors(self.connection.uri):
+        with mapped_errors(self.connection.uri), step(_waiting(q.name)):
             if routing == RoutingControl.READ:
                 records = _transient_retry(lambda: self._auto_read(q.text, to_params(params)))
             else:
@@ -271,8 +280,9 @@ class Store:
 
     def _auto_read(self, text: str, params: dict[str, Any]) -> list[neo4j.Record]:
         """One read statement as an auto-commit transaction in a read session: one round trip (RUN and PULL
-        pipelined), where a managed transaction (``execute_query``) waits for its COMMIT too — 0.5 ms of a
-        1.2 ms statement on the local server, and recall sends three. It shares ``execute_query``'s bookmark
+        pipelined), where a managed transaction (``execute_query``) waits for its COMMIT too, a second round trip
+        that costs a short read nearly half its time on the local server (recall sends three reads). It shares
+        ``execute_query``'s bookmark
         manager, so a read still sees every write this driver committed (causal consistency on a cluster);
         transient errors are retried by :func:`_transient_retry` (a read is safe to repeat)."""
         with self._driver.session(
@@ -331,7 +341,11 @@ class Store:
     def auto_commit(self, statement_: str, /, **params: Any) -> list[dict[str, Any]]:
         """Schema statements must run outside an explicit transaction."""
         q = _checked(self.resolve(statement_), params)
-        with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
+        with (
+            mapped_errors(self.connection.uri),
+            step(_waiting(q.name)),
+            self._driver.session(database=self.database) as s,
+        ):
             return [_record_dict(r) for r in s.run(q.text, to_params(params))]
 
     def evaluate(self, expressions: dict[str, str]) -> dict[str, Any]:

@@ -86,3 +86,62 @@ def test_every_command_is_mentioned_in_readme_or_reference():
     text = README.read_text(encoding="utf-8") + "\n" + DOC.read_text(encoding="utf-8")
     missing = [path for path, _ in _tree() if f"kgmem {path}" not in text]
     assert missing == [], f"commands mentioned neither in README.md nor docs/cli.md: {missing}"
+
+
+# ------------------------------------------------------------------ kgmem --help, by section
+
+
+def _help_sections(output: str) -> dict[str, list[str]]:
+    """{section title: its command names} from a `--help` output's sections after Options."""
+    sections: dict[str, list[str]] = {}
+    title = None
+    for line in output.split("Options:", 1)[1].splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            title = line[:-1]
+            sections[title] = []
+        elif title and line.startswith("  ") and not line.startswith("   ") and line.strip():
+            sections[title].append(line.split()[0])
+    return sections
+
+
+def test_help_lists_the_commands_by_section():
+    res = CliRunner().invoke(cli, ["--help"], prog_name="kgmem")
+    assert res.exit_code == 0, res.output
+    sections = _help_sections(res.output)
+    assert list(sections) == ["Remember", "Ask", "Walk the graph", "Lifecycle", "Server and admin"], sections
+    assert sections["Remember"][:2] == ["remember", "ingest"] and sections["Ask"][0] == "recall"
+    assert {"why", "timeline", "lineage"} <= set(sections["Walk the graph"])
+    assert {"forget", "export", "import"} <= set(sections["Lifecycle"])
+    assert {"server", "init", "mcp", "admin"} <= set(sections["Server and admin"])
+    listed = [name for names in sections.values() for name in names]
+    assert sorted(listed) == sorted(cli.commands), "each command once, in one section"  # bench: a checkout
+    # the help's command column lines up across sections
+    starts = {ln.index(ln.split()[1]) for ln in res.output.split("Remember:", 1)[1].splitlines() if ln[:2] == "  "}
+    assert len(starts) == 1, starts
+
+
+def test_every_command_has_a_section():
+    from kgmem.cli.sections import SECTIONS
+
+    placed = [name for _, names in SECTIONS for name in names]
+    assert len(placed) == len(set(placed)), "a command in two sections"
+    assert sorted(set(cli.commands) - set(placed)) == [], "place each new command in kgmem/cli/sections.py"
+
+
+def test_help_hides_bench_outside_a_checkout(monkeypatch, tmp_path):
+    import sys
+
+    # what an installed wheel sees: no kgmem_bench importable, no bench/ beside the package nor in the cwd
+    main = sys.modules["kgmem.cli.main"]
+    site = tmp_path / "site-packages" / "kgmem" / "cli"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(main, "__file__", str(site / "main.py"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "kgmem_bench", None)
+    res = CliRunner().invoke(cli, ["--help"], prog_name="kgmem")
+    assert res.exit_code == 0, res.output
+    listed = [name for names in _help_sections(res.output).values() for name in names]
+    assert "bench" not in listed and "admin" in listed, listed
+    assert sorted(listed) == sorted(set(cli.commands) - {"bench"})
+    # still a command there, which says why it cannot run (tests/cli/test_cli_frictions_24.py)
+    assert CliRunner().invoke(cli, ["bench", "--list"]).exit_code == 2

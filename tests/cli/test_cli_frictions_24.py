@@ -6,6 +6,7 @@ first line, the writing progress bar, shell completion, and what is slow once sa
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -93,6 +94,33 @@ def test_cypher_tenant_sets_the_tenant_of_the_param_lines(mg, store):
     assert env.startswith(":param tenant => 'acme';"), env
     scratch = run_cli("cypher", "admin/delete_tenant", "--params", "--tenant", "acme").stdout
     assert "'acme'" not in scratch  # only the demo data's tenant is replaced, never a scratch tenant to delete
+
+
+def test_cypher_tenant_sets_the_lucene_tenant_clause_too(mg, store):
+    """`--tenant` reaches every `:param` line that reads the demo data's tenant, the keyword channels' Lucene
+    clause ($tenant_scope) included: Browser's keyword search then finds the given tenant's memories."""
+    from kgmem.query.lucene import tenant_scope
+    from kgmem.store import cypher
+
+    mg.remember("The onboarding checklist moved to the wiki", at="2026-01-01")
+    res = run_cli("cypher", "recall/keyword", "--params", "--tenant", mg.tenant)
+    assert res.exit_code == 0, res.output
+    exprs = dict(line.removeprefix(":param ").rstrip(";").split(" => ", 1) for line in res.stdout.splitlines())
+    params = store.evaluate(exprs)  # as Browser evaluates them
+    assert params["tenant"] == mg.tenant and params["tenant_scope"] == tenant_scope(mg.tenant), params
+    hits = store.run_raw("recall/keyword", params, write=False)[0]["hits"]
+    assert len(hits) == 1, hits  # the test tenant's memory, found by its Lucene clause
+
+    odd = 'o\'brien "x" \\y'
+    quoted = run_cli("cypher", "recall/keyword", "--params", "--tenant", odd).stdout
+    line = next(x for x in quoted.splitlines() if x.startswith(":param tenant_scope => "))
+    expr = line.removeprefix(":param tenant_scope => ").rstrip(";")
+    assert store.evaluate({"s": expr}) == {"s": tenant_scope(odd)}
+    # no statement's example keeps reading the demo data's tenant under another --tenant
+    for q in cypher.all_queries():
+        if q.example_params:
+            text = run_cli("cypher", q.name, "--params", "--tenant", "zed").stdout
+            assert not re.search(r"(?<![\w-])demo(?![\w-])", text), (q.name, text)
 
 
 def test_cypher_help_names_the_configured_browser_port(monkeypatch, tmp_path):

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -90,6 +91,14 @@ def test_start_twice_gives_one_server_then_stop(scratch):
         assert d.execute_query("RETURN 1 AS one").records[0]["one"] == 1
     with urllib.request.urlopen(f"http://127.0.0.1:{HTTP}/browser/", timeout=10) as resp:
         assert resp.status == 200
+
+    # the new home's transaction logs grow as they are written: none starts at its rotation size (Neo4j's
+    # default preallocates 256 MB for each, the system database's and neo4j's), and the whole home is small
+    data = Path(status["data_dir"])
+    logs = {p.relative_to(data).as_posix(): p.stat().st_size for p in data.glob("transactions/*/*") if p.is_file()}
+    assert logs and max(logs.values()) < 16 * 2**20, logs
+    home = sum(p.stat().st_size for p in Path(scratch["KGMEM_HOME"]).rglob("*") if p.is_file())
+    assert home < 64 * 2**20, f"{home / 2**20:.0f} MB in a new home"
 
     stopped = json.loads(_kgmem(scratch, "server", "stop", "--json").stdout)
     assert stopped["was_running"] is True and stopped["state"] == "stopped"

@@ -241,6 +241,31 @@ def test_the_build_needs_neither_torch_nor_safetensors(tmp_path):
     assert list(tmp_path.glob("onnx-*/model.onnx")), list(tmp_path.rglob("*"))
 
 
+def test_first_use_keeps_one_copy_of_the_weights(tmp_path):
+    """From an empty cache, a first embedding (which builds the model) and a second process (which loads it)
+    leave one file of the weights' size in the cache, the ONNX model as onnxruntime optimised it: no unpacked
+    copy of the package, no second optimised copy (the package's model.zip is the other copy on disk)."""
+    code = (
+        "from kgmem.embed import Embedder\n"
+        "emb = Embedder()\n"
+        "assert emb.backend == 'onnx', emb.fallback_reason\n"
+        "print('RESULT', emb.encode(['the first memory'])[0][:2].tolist())\n"
+    )
+    env = {**os.environ, "KGMEM_CACHE": str(tmp_path), "HF_HUB_OFFLINE": "1"}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)]
+    runs.append(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env))
+    assert all("RESULT" in r.stdout for r in runs), [r.stderr[-2000:] for r in runs]
+    assert runs[0].stdout == runs[1].stdout  # the saved model gives the vectors the first process had
+    sizes = {p.relative_to(tmp_path).as_posix(): p.stat().st_size for p in tmp_path.rglob("*") if p.is_file()}
+    import zipfile
+
+    with zipfile.ZipFile(onnx_embed.model_archive()) as zf:
+        weights = zf.getinfo("model.safetensors").file_size
+    big = sorted(name for name, size in sizes.items() if size > weights // 10)
+    assert big == [f"onnx-{onnx_embed.cache_key()}/model.onnx"], sizes
+    assert sum(sizes.values()) < 1.05 * weights, sizes
+
+
 def test_the_shared_embedder_runs_on_onnx_with_the_same_model_id():
     from kgmem.embed import MODEL_ID, get_embedder
 
