@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..config import DEFAULT_BATCH
 from ..errors import InputError
 from ..results import IngestReport, Memory
+from ..validate import MAX_USER, check_string
 from .base import GraphBase
 
 
@@ -25,8 +26,11 @@ class Writing(GraphBase):
         infer_supersession: bool = True,
         force: bool = False,
         progress: Callable[[int, int], None] | None = None,
+        user: str | None = None,
     ) -> IngestReport:
         """Ingest records: a JSONL path, an open text file, or an iterable of dicts (contract §1).
+
+        ``user``: the owner of the records that name none (a record's own ``user`` wins).
 
         Bad lines are reported in ``report.errors`` (with line numbers) and the rest still lands. After the
         write, memories that state their cause in words get inferred CAUSED_BY links (``infer_causes``), and
@@ -44,6 +48,8 @@ class Writing(GraphBase):
         from ..ingest.pipeline import ingest as _ingest
         from ..ingest.pipeline import uninferred as _uninferred
 
+        if user is not None:
+            check_string(user, field="user", max_len=MAX_USER)
         self._ready()
         unchanged: list[str] = []
         vectors: dict[str, Any] | None = {} if infer_supersession else None  # each record's vector, for the pass
@@ -68,6 +74,7 @@ class Writing(GraphBase):
                 unchanged_ids=unchanged,
                 vectors_out=vectors,
                 texts_out=warm.submit if infer_supersession else None,
+                user=user,
             )
             lap("write")
             if report.ids or unchanged:  # the derived stream context of the new memories and their neighbours

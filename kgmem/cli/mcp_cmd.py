@@ -19,7 +19,7 @@ from .common import connection_options, handle_errors
 @click.option("--path", "http_path", default="/mcp", show_default=True, help="HTTP: the endpoint's path.")
 @connection_options
 @handle_errors
-def mcp(http, host, port, http_path, uri, user, password, database, tenant) -> None:
+def mcp(http, host, port, http_path, uri, username, password, database, tenant) -> None:
     """Run a Model Context Protocol server for one tenant (--tenant or KGMEM_TENANT; no tool can change it).
 
     Tools: remember, ingest, recall, why, now, as_of, history, changes, timeline, forget, ask (each returning the
@@ -42,7 +42,7 @@ def mcp(http, host, port, http_path, uri, user, password, database, tenant) -> N
         port=port,
         path=http_path,
         uri=uri,
-        user=user,
+        user=username,
         password=password,
         database=database,
     )

@@ -11,7 +11,7 @@ import click
 from ..config import DEFAULT_AROUND, DEFAULT_BATCH, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS, DEFAULT_WHY_DEPTH
 from ..errors import InputError
 from ..results import iso
-from .common import connection_options, emit_json, handle_errors, json_option, open_graph
+from .common import connection_options, emit_json, handle_errors, json_option, open_graph, owner_option, usage_error
 from .render import (
     console,
     describe_ask,
@@ -55,9 +55,12 @@ def _batch_queries(path: str) -> list[tuple[int, dict]]:
 @click.option("--silent", is_flag=True, help="No progress bar.")
 @click.option("--force", is_flag=True, help="Bring back records that were forgotten.")
 @connection_options
+@owner_option("The owner of the records that name no user.")
 @json_option
 @handle_errors
-def ingest(file, batch_size, no_compile, silent, force, uri, user, password, database, tenant, as_json) -> None:
+def ingest(
+    file, batch_size, no_compile, silent, force, owner, uri, username, password, database, tenant, as_json
+) -> None:
     """Ingest a JSONL file of memory records (one JSON object per line; '-' reads stdin).
 
     Bad lines are reported with their line number and the rest still lands; exit code 1 when any line
@@ -65,10 +68,10 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
     """
     if file != "-" and not Path(file).exists():
         raise InputError(f"no such file: {file}", fix="check the path")
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         source = sys.stdin if file == "-" else file
         if silent or as_json or not sys.stderr.isatty():
-            report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile, force=force)
+            report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile, force=force, user=owner)
         else:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -99,6 +102,7 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
                         batch_size=batch_size,
                         compile_facts=not no_compile,
                         force=force,
+                        user=owner,
                         progress=lambda done, total: bar.update(writing, completed=done, total=total),
                     )
     if as_json:
@@ -188,8 +192,8 @@ def _line_error(e: dict) -> str:
 @click.option("--stream", help="Stream (conversation, channel) it belongs to.")
 @click.option("--source", help="Provenance (where it came from).")
 @click.option("--entity", "entities", multiple=True, help="Entity it mentions (repeatable; default: extracted).")
-@click.option("--for-user", "for_user", help="The user it is about (scope inside the tenant).")
-@connection_options
+@connection_options(password_short=False)
+@owner_option("The user it belongs to (its owner: recall and ask --user see it).")
 @json_option
 @handle_errors
 def remember(
@@ -205,15 +209,21 @@ def remember(
     stream,
     source,
     entities,
-    for_user,
+    owner,
     uri,
-    user,
+    username,
     password,
     database,
     tenant,
     as_json,
 ) -> None:
-    """Store one memory."""
+    """Store one memory (for --user NAME: that user's). -s/-p/-o make it a fact; the Neo4j password is
+    --password here (-p is the predicate)."""
+    if predicate is not None and (subject is None or obj is None):
+        usage_error(
+            f"-p {predicate} is --predicate on remember, for a fact with -s and -o",
+            "give -s SUBJECT -o OBJECT too; the Neo4j password is --password here (or NEO4J_PASSWORD)",
+        )
     fields = dict(
         at=at,
         id=memory_id,
@@ -226,9 +236,9 @@ def remember(
         stream=stream,
         source=source,
         entities=list(entities) or None,
-        user=for_user,
+        user=owner,
     )
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         mem = mg.remember(text, **fields)
     if as_json:
         emit_json(mem.to_dict())
@@ -262,11 +272,11 @@ def _recall_one(mg, query: str, opts: dict):
 @click.option("--since", help="Only memories at or after this time.")
 @click.option("--until", help="Only memories before this time.")
 @click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
-@click.option("--for-user", "for_user", help="Only memories of this user.")
 @click.option("--expand", default=0, help="Attach N NEXT-neighbours each side as context.")
 @click.option("--explain", is_flag=True, help="Include the manifest: filters, channel candidates, fused ranks.")
 @click.option("--queries", type=click.Path(dir_okay=False), help='JSONL of {"query": ..., options} (one model load).')
 @connection_options
+@owner_option("Only memories of this user.")
 @json_option
 @handle_errors
 def recall(
@@ -277,12 +287,12 @@ def recall(
     since,
     until,
     now,
-    for_user,
+    owner,
     expand,
     explain,
     queries,
     uri,
-    user,
+    username,
     password,
     database,
     tenant,
@@ -298,11 +308,11 @@ def recall(
         since=since,
         until=until,
         now=now,
-        user=for_user,
+        user=owner,
         expand=expand,
         explain=explain,
     )
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         if queries:
             for n, obj in _batch_queries(queries):
                 g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
@@ -328,12 +338,12 @@ def recall(
 @json_option
 @handle_errors
 def why(
-    query, k, at, max_depth, min_confidence, explain, queries, uri, user, password, database, tenant, as_json
+    query, k, at, max_depth, min_confidence, explain, queries, uri, username, password, database, tenant, as_json
 ) -> None:
     """Why did it happen: find the symptom, walk CAUSED_BY to the roots (best first); may abstain."""
     if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         items = _batch_queries(queries) if queries else [(None, {"query": query})]
         for n, obj in items:
             g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
@@ -358,9 +368,9 @@ def why(
 @connection_options
 @json_option
 @handle_errors
-def now(subject, predicate, object, uri, user, password, database, tenant, as_json) -> None:
+def now(subject, predicate, object, uri, username, password, database, tenant, as_json) -> None:
     """The current value of a slot: SUBJECT PREDICATE [OBJECT for multi-valued predicates]."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         ans = mg.now_answer(subject, predicate, object)  # with a hint when nothing is recorded
     emit_json(ans.to_dict()) if as_json else print_slot(ans, ans.hint)
 
@@ -374,9 +384,9 @@ def now(subject, predicate, object, uri, user, password, database, tenant, as_js
 @connection_options
 @json_option
 @handle_errors
-def as_of(subject, predicate, object, at, known_at, uri, user, password, database, tenant, as_json) -> None:
+def as_of(subject, predicate, object, at, known_at, uri, username, password, database, tenant, as_json) -> None:
     """The value a slot had at a time."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         ans = mg.as_of_answer(subject, predicate, at, object, known_at=known_at)
     emit_json(ans.to_dict()) if as_json else print_slot(ans, ans.hint)
 
@@ -389,9 +399,9 @@ def as_of(subject, predicate, object, at, known_at, uri, user, password, databas
 @connection_options
 @json_option
 @handle_errors
-def history(subject, predicate, object, known_at, uri, user, password, database, tenant, as_json) -> None:
+def history(subject, predicate, object, known_at, uri, username, password, database, tenant, as_json) -> None:
     """Every version of a slot, oldest first."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         h = mg.history_answer(subject, predicate, object, known_at=known_at)
     emit_json(h.to_dict()) if as_json else print_history(h, h.hint)
 
@@ -402,9 +412,9 @@ def history(subject, predicate, object, known_at, uri, user, password, database,
 @connection_options
 @json_option
 @handle_errors
-def changes(since, limit, uri, user, password, database, tenant, as_json) -> None:
+def changes(since, limit, uri, username, password, database, tenant, as_json) -> None:
     """What changed in the tenant since a time: fact versions that took effect or were recorded."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         rows = mg.changes(since, limit=limit)
     if as_json:
         emit_json({"since": since, "changes": [_jsonable(r) for r in rows]})
@@ -419,9 +429,9 @@ def changes(since, limit, uri, user, password, database, tenant, as_json) -> Non
 @connection_options
 @json_option
 @handle_errors
-def timeline(memory_id, before, after, uri, user, password, database, tenant, as_json) -> None:
+def timeline(memory_id, before, after, uri, username, password, database, tenant, as_json) -> None:
     """What happened before and after a memory (its stream's NEXT chain, else nearest in time)."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         rows = mg.timeline(memory_id, before=before, after=after)
     if as_json:
         emit_json({"id": memory_id, "items": [_jsonable(r) for r in rows]})
@@ -435,10 +445,10 @@ def timeline(memory_id, before, after, uri, user, password, database, tenant, as
 @connection_options
 @json_option
 @handle_errors
-def lineage(memory_id, depth, uri, user, password, database, tenant, as_json) -> None:
+def lineage(memory_id, depth, uri, username, password, database, tenant, as_json) -> None:
     """What a memory replaced and what replaced it (SUPERSEDES: a slot's versions, or inferred from plain
     text with its cue and confidence), oldest first."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.lineage(memory_id, depth=depth)
     if as_json:
         emit_json(_jsonable(out))
@@ -454,19 +464,19 @@ def lineage(memory_id, depth, uri, user, password, database, tenant, as_json) ->
 @click.command("ask")
 @click.argument("question")
 @click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
-@click.option("--for-user", "for_user", help="Who 'I' and 'my' are.")
 @connection_options
+@owner_option("Whose memories: who 'I' and 'my' are.")
 @json_option
 @handle_errors
-def ask(question, now, for_user, uri, user, password, database, tenant, as_json) -> None:
+def ask(question, now, owner, uri, username, password, database, tenant, as_json) -> None:
     """Ask in plain words: a learned router picks now / as-of / history / recall / why (or none)."""
-    with open_graph(uri, user, password, database, tenant) as mg:
-        res = mg.ask(question, now=now, user=for_user)
+    with open_graph(uri, username, password, database, tenant) as mg:
+        res = mg.ask(question, now=now, user=owner)
         hint = getattr(res.result, "hint", None) if res.operation in ("now", "as_of", "history") else None
     if as_json:
         emit_json(res.to_dict())
         return
-    for line in describe_ask(res, now=now, for_user=for_user):
+    for line in describe_ask(res, now=now, owner=owner):
         click.echo(line)
     r = res.result
     if r is None:

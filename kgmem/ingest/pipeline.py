@@ -93,6 +93,7 @@ class Ingestor:
         unchanged_ids: list[str] | None = None,
         vectors_out: dict[str, Any] | None = None,
         texts_out: Callable[[list[str]], None] | None = None,
+        user: str | None = None,
     ):
         self.store = store
         self.embedder = embedder
@@ -107,6 +108,8 @@ class Ingestor:
         # called with each batch's record texts before they are embedded: a derived pass may start its
         # per-text work then, beside the embedder (the write path knows nothing of what it does)
         self.texts_out = texts_out
+        # the owner of the records that name none (``kgmem ingest --user``); a record's own ``user`` wins
+        self.user = user
 
     # ------------------------------------------------------------------ phases
 
@@ -121,6 +124,8 @@ class Ingestor:
             if isinstance(obj, InputError):
                 report.errors.append({"line": line, "error": obj.without_line()})
                 continue
+            if self.user is not None and isinstance(obj, dict) and obj.get("user") is None:
+                obj = {**obj, "user": self.user}
             try:
                 rec = parse_record(obj, line=line, tenant=tenant, now=recorded_at)
             except InputError as e:
@@ -369,8 +374,10 @@ def ingest(
     unchanged_ids: list[str] | None = None,
     vectors_out: dict[str, Any] | None = None,
     texts_out: Callable[[list[str]], None] | None = None,
+    user: str | None = None,
 ) -> IngestReport:
-    """``unchanged_ids``: a list that receives the ids of records already stored with the same content;
+    """``user``: the owner of the records that name none;
+    ``unchanged_ids``: a list that receives the ids of records already stored with the same content;
     ``vectors_out``: a dict that receives each written record's vector by id (for the derived passes);
     ``texts_out``: called with each batch's record texts before they are embedded (for the derived passes)."""
     return Ingestor(
@@ -383,6 +390,7 @@ def ingest(
         unchanged_ids=unchanged_ids,
         vectors_out=vectors_out,
         texts_out=texts_out,
+        user=user,
     ).run(source, tenant=tenant, progress=progress, now=now)
 
 

@@ -117,7 +117,7 @@ def mapped_errors(uri: str) -> Iterator[None]:
         # the database answered: the credentials are bad input (exit 1), not an unreachable database (3)
         raise InputError(
             f"Neo4j at {uri} refused the credentials: {e.message}",
-            fix="set NEO4J_PASSWORD (and NEO4J_USERNAME, default neo4j) or --password/--user to the right ones; "
+            fix="set NEO4J_PASSWORD (and NEO4J_USERNAME, default neo4j) or -p/--password (and -u/--username) to the right ones; "
             "the local server's are printed by `kgmem server start`",
         ) from e
     except (nx.ServiceUnavailable, nx.SessionExpired) as e:
