@@ -39,15 +39,12 @@ def connection_options(fn: Callable | None = None, *, password_short: bool = Tru
 
     def wrap(fn: Callable) -> Callable:
         opts = [
-            click.option(
-                "--uri", envvar="NEO4J_URI", default=None, help="Bolt URI [env NEO4J_URI; default: the local server]."
-            ),
-            click.option(
-                "-u", "--username", envvar="NEO4J_USERNAME", default=None, help="Neo4j user name [env NEO4J_USERNAME]."
-            ),
+            # the environment is read by kgmem.config.resolve_connection, not here: a NEO4J_PASSWORD without
+            # a NEO4J_URI is not sent to the local server (whose login its home recorded)
+            click.option("--uri", default=None, help="Bolt URI [env NEO4J_URI; default: the local server]."),
+            click.option("-u", "--username", default=None, help="Neo4j user name [env NEO4J_USERNAME]."),
             click.option(
                 *(("-p", "--password") if password_short else ("--password",)),
-                envvar="NEO4J_PASSWORD",
                 default=None,
                 help="Neo4j password [env NEO4J_PASSWORD].",
             ),
