@@ -19,6 +19,8 @@ DEFAULT_BATCH = 2048  # ingest: one transaction per batch; bigger batches leave 
 # many (the write hands it the vectors); above, or when the tenant holds other records, it asks the vector index
 IN_MEMORY_PAIRS_MAX = 200_000
 DEFAULT_TENANT = "default"
+# what `kgmem ingest` / MemoryGraph.ingest_file read (kgmem.ingest.documents turns the others into records)
+INGEST_FORMATS = ("jsonl", "json", "chat", "markdown", "text")
 DEFAULT_ROOTS = 3  # why: root causes returned unless told
 DEFAULT_WHY_DEPTH = 6  # why: CAUSED_BY hops walked unless told
 DEFAULT_AROUND = 5  # timeline: memories before and after

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import click
 
-from ..config import DEFAULT_AROUND, DEFAULT_BATCH, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS, DEFAULT_WHY_DEPTH
+from ..config import (
+    DEFAULT_AROUND,
+    DEFAULT_BATCH,
+    DEFAULT_CHANGES,
+    DEFAULT_HITS,
+    DEFAULT_ROOTS,
+    DEFAULT_WHY_DEPTH,
+    INGEST_FORMATS,
+)
 from ..errors import InputError
 from ..results import iso
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph, owner_option, usage_error
@@ -50,28 +58,67 @@ def _batch_queries(path: str) -> list[tuple[int, dict]]:
 
 @click.command("ingest")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *INGEST_FORMATS]),
+    default="auto",
+    show_default=True,
+    help="jsonl: records, one a line. json: a JSON array of records. chat: a chat export "
+    '([{"role"|"speaker", "content"|"text", "timestamp"?}]). markdown, text: a document, split into passages. '
+    "auto: a file starting with [ is JSON (a chat when every element is a message), else by its extension "
+    "(.md, .txt, .json), else JSONL.",
+)
 @click.option("--batch-size", default=DEFAULT_BATCH, show_default=True, help="Records per write transaction.")
 @click.option("--no-compile", is_flag=True, help="Do not compile facts from episode text.")
 @click.option("--silent", is_flag=True, help="No progress bar.")
 @click.option("--force", is_flag=True, help="Bring back records that were forgotten.")
 @connection_options
-@owner_option("The owner of the records that name no user.")
+@owner_option("The owner of the records that name no user (of every part of a document or chat).")
 @json_option
 @handle_errors
 def ingest(
-    file, batch_size, no_compile, silent, force, owner, uri, username, password, database, tenant, as_json
+    file, fmt, batch_size, no_compile, silent, force, owner, uri, username, password, database, tenant, as_json
 ) -> None:
-    """Ingest a JSONL file of memory records (one JSON object per line; '-' reads stdin).
+    """Ingest memory records from a JSONL file, a JSON array, a chat export, or a markdown or text document
+    ('-' reads stdin).
 
+    \b
+    A document (.md, .txt) becomes one document memory ("Document notes.md: <its title> (N parts)") and its
+    parts: passages cut at blank lines and headings (packed up to ~1,000 characters; a longer paragraph is cut
+    at sentence ends), each with its position in `source` ("notes.md, part 12 of 412, line 230 — Setup"),
+    the id <document id>#p0012, and linked to the document, so `kgmem forget <document id>` forgets them all.
     Bad lines are reported with their line number and the rest still lands; exit code 1 when any line
-    was rejected.
+    was rejected. The same file again changes nothing, and an interrupted run resumes where it stopped.
     """
-    if file != "-" and not Path(file).exists():
-        raise InputError(f"no such file: {file}", fix="check the path")
+    options = dict(batch_size=batch_size, compile_facts=not no_compile, force=force, user=owner)
+    stdin = _Stdin(sys.stdin.buffer) if file == "-" else None
+    if stdin is not None:
+        fmt = (
+            ("json" if stdin.first.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") else "jsonl")
+            if fmt == "auto"
+            else fmt
+        )
+    else:
+        if not Path(file).exists():
+            raise InputError(f"no such file: {file}", fix="check the path")
     with open_graph(uri, username, password, database, tenant) as mg:
-        source = sys.stdin if file == "-" else file
-        if silent or as_json or not sys.stderr.isatty():
-            report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile, force=force, user=owner)
+        if fmt == "auto":
+            fmt = mg.file_format(file)
+        quiet = silent or as_json or not sys.stderr.isatty()
+        if fmt != "jsonl":
+            if stdin is not None:
+                text = stdin.read().decode("utf-8", errors="replace")
+                name = {"markdown": "stdin.md", "text": "stdin.txt"}.get(fmt, "stdin.json")
+                report = _with_bar(
+                    quiet, lambda progress: mg.ingest_text(text, name=name, format=fmt, progress=progress, **options)
+                )
+            else:
+                report = _with_bar(
+                    quiet, lambda progress: mg.ingest_file(file, format=fmt, progress=progress, **options)
+                )
+        elif quiet:
+            report = mg.ingest(stdin if stdin is not None else file, **options)
         else:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -92,22 +139,21 @@ def ingest(
                     bar.update(writing, total=n, visible=True)
 
                 counted = _CountingLines(
-                    sys.stdin.buffer if file == "-" else open(file, "rb"),  # noqa: SIM115
+                    stdin if stdin is not None else open(file, "rb"),  # noqa: SIM115
                     lambda n: bar.update(reading, completed=n),
                     read_done,
                 )
                 with counted:
                     report = mg.ingest(
                         counted,
-                        batch_size=batch_size,
-                        compile_facts=not no_compile,
-                        force=force,
-                        user=owner,
                         progress=lambda done, total: bar.update(writing, completed=done, total=total),
+                        **options,
                     )
     if as_json:
         emit_json(report.to_dict())
     else:
+        if report.file is not None:
+            click.echo(_describe_file(report.file))
         click.echo(
             f"read {report.read}, created {report.created}, unchanged {report.unchanged}, "
             f"superseded {report.superseded}, linked {report.linked}, facts {report.facts}, "
@@ -127,6 +173,61 @@ def ingest(
             err=True,
         )
         sys.exit(1)
+
+
+class _Stdin:
+    """stdin's bytes, its first line read ahead (``first``: what the format is told from) and given back to the
+    reader: lines to iterate or ``readline`` (JSONL), or ``read`` for the whole (the other formats)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.first: bytes = stream.readline()
+        self._given = False
+
+    def readline(self) -> bytes:
+        if not self._given:
+            self._given = True
+            return self.first
+        return self._stream.readline()
+
+    def __iter__(self):
+        while line := self.readline():
+            yield line
+
+    def read(self) -> bytes:
+        head, self._given = (b"" if self._given else self.first), True
+        return head + self._stream.read()
+
+    def close(self) -> None:  # stdin stays open
+        pass
+
+
+def _with_bar(quiet: bool, run):
+    """``run(progress)`` with a writing bar on stderr (none when ``quiet``)."""
+    if quiet:
+        return run(None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console(err=True),
+        transient=True,
+    ) as bar:
+        writing = bar.add_task("writing", total=None)
+        return run(lambda done, total: bar.update(writing, completed=done, total=total))
+
+
+def _describe_file(info: dict) -> str:
+    """What a file that was not JSONL became, in one line."""
+    if info["format"] in ("markdown", "text"):
+        n = info["parts"]
+        return f'{info["name"]}: document {info["id"]} "{info["title"]}", {n} part{"s" if n != 1 else ""}'
+    if info["format"] == "chat":
+        return f"{info['name']}: chat export, {info['messages']} messages in stream {info['stream']}"
+    return f"{info['name']}: JSON array of {info['records']} records"
 
 
 def _count_lines(path: str) -> int | None:

@@ -25,8 +25,8 @@ from ..results import IngestReport
 from ..store import Store
 from ..vocab import Vocabulary
 from .prepare import Preparer, Row
-from .records import Record, parse_record, read_jsonl
-from .writer import BatchResult, link_causes, write_batch
+from .records import PART_TRANSFORM, Record, parse_record, read_jsonl
+from .writer import BatchResult, link_causes, link_derived, write_batch
 
 Progress = Callable[[int, int], None]
 # texts embedded between two progress calls: the bar moves while a batch is embedded, not only when its
@@ -225,8 +225,10 @@ class Ingestor:
         return out
 
     def _check_causes(self, tenant: str, fresh: list[_Item], report: IngestReport) -> list[_Item]:
-        """Every caused_by id must be in the store or among this input's valid records (same tenant)."""
+        """Every caused_by and part_of id must be in the store or among this input's valid records (same
+        tenant)."""
         wanted = {c for it in fresh for c in it.record.caused_by}
+        wanted |= {it.record.part_of for it in fresh if it.record.part_of is not None}
         input_ids = {it.record.id for it in fresh}
         in_store = set(self._existing(tenant, sorted(wanted - input_ids)))
         ok = list(fresh)
@@ -235,6 +237,7 @@ class Ingestor:
             keep, dropped = [], False
             for it in ok:
                 unknown = [c for c in it.record.caused_by if c not in valid_ids and c not in in_store]
+                whole = it.record.part_of
                 if unknown:
                     report.errors.append(
                         {
@@ -242,6 +245,16 @@ class Ingestor:
                             "error": f"field 'caused_by': unknown id '{unknown[0]}' "
                             f"(not in tenant '{tenant}' nor elsewhere in this input); "
                             "ingest the cause first or fix the id",
+                        }
+                    )
+                    dropped = True
+                elif whole is not None and whole not in valid_ids and whole not in in_store:
+                    report.errors.append(
+                        {
+                            "line": it.line,
+                            "error": f"field 'part_of': unknown id '{whole}' "
+                            f"(not in tenant '{tenant}' nor elsewhere in this input); "
+                            "ingest the memory it is a part of first or fix the id",
                         }
                     )
                     dropped = True
@@ -271,6 +284,18 @@ class Ingestor:
         batch_of = {it.record.id: b for b, batch in enumerate(batches) for it in batch}
         deferred: list[dict] = []
 
+        deferred_parts: list[dict] = []
+
+        def parts_for(b: int, batch: list[_Item]) -> list[dict]:
+            """DERIVED_FROM links of this batch's parts to their whole (later, when the whole is in a later batch)."""
+            now_links: list[dict] = []
+            for it in batch:
+                whole = it.record.part_of
+                if whole is not None:
+                    link = {"id": it.record.id, "source": whole, "transform": PART_TRANSFORM}
+                    (deferred_parts if batch_of.get(whole, -1) > b else now_links).append(link)
+            return now_links
+
         def links_for(b: int, batch: list[_Item]) -> list[dict]:
             now_links: list[dict] = []
             for it in batch:
@@ -285,12 +310,12 @@ class Ingestor:
                     (deferred if batch_of.get(cause, -1) > b else now_links).append(link)
             return now_links
 
-        def prepare(b: int) -> tuple[list[Row], list[dict]]:
+        def prepare(b: int) -> tuple[list[Row], tuple[list[dict], list[dict]]]:
             prepared = preparer.prepare(it.record for it in batches[b])
             for p in prepared.new_predicates:
                 if p not in report.new_predicates:
                     report.new_predicates.append(p)
-            return prepared.rows, links_for(b, batches[b])
+            return prepared.rows, (links_for(b, batches[b]), parts_for(b, batches[b]))
 
         def embed(rows: list[Row], records: int) -> dict:
             # by length, so each chunk pads as little as the whole batch would in one call (the encoder
@@ -315,7 +340,8 @@ class Ingestor:
                     model_id=self.embedder.model_id,
                     rows=rows,
                     vectors=vectors,
-                    causal_links=links,
+                    causal_links=links[0],
+                    part_links=links[1],
                 )
             )
 
@@ -344,6 +370,10 @@ class Ingestor:
                 self._collect(pending, report, progress)
         if deferred:
             report.edges["caused_by"] += self.store.write_tx(lambda tx: link_causes(tx, tenant=tenant, links=deferred))
+        if deferred_parts:
+            report.edges["derived_from"] += self.store.write_tx(
+                lambda tx: link_derived(tx, tenant=tenant, links=deferred_parts)
+            )
 
     @staticmethod
     def _collect(pending, report: IngestReport, progress: _Progress) -> None:
