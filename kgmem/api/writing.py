@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..config import DEFAULT_BATCH
-from ..errors import InputError
+from ..errors import InputError, Interrupted
 from ..results import IngestReport, Memory
 from ..validate import MAX_USER, check_string
 from .base import GraphBase
@@ -43,11 +43,8 @@ class Writing(GraphBase):
         ``batch_size`` records commits; records already stored count at once; ``(total, total)`` comes after
         the last commit (the derived passes follow).
         """
-        from ..derived import causal as _causal
-        from ..derived import context as _context
         from ..derived import supersession as _supersession
         from ..ingest.pipeline import ingest as _ingest
-        from ..ingest.pipeline import uninferred as _uninferred
 
         _check_user(user)
         self._ready()
@@ -77,27 +74,50 @@ class Writing(GraphBase):
                 user=user,
             )
             lap("write")
-            if report.ids or unchanged:  # the derived stream context of the new memories and their neighbours
-                _context.refresh_for(self.store, self.tenant, report.ids, unchanged=unchanged)
-            lap("context")
-            # unchanged records without any cause: a run killed after its write but before this pass left them
-            # uninferred, and a re-run is what completes it (links are merged: a repeat creates nothing)
-            todo = report.ids + (_uninferred(self.store, self.tenant, unchanged) if infer_causes and unchanged else [])
-            if infer_causes and todo:
-                links = _causal.infer_links(self.store, self.embedder, self.tenant, todo)
-                created = _causal.write_links(self.store, self.tenant, links)
-                report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
-                report.linked += created
-            lap("causes")
-            if infer_supersession:
-                # the new records, and unchanged ones a run killed before this pass left unread (marked when read)
-                ids = report.ids + (_supersession.unchecked(self.store, self.tenant, unchanged) if unchanged else [])
-                if ids:
-                    created = _supersession.run(self.store, self.tenant, ids, vectors=vectors, cues_of=warm.result())
-                    report.edges["inferred_supersedes"] = report.edges.get("inferred_supersedes", 0) + created
-                    report.linked += created
-            lap("supersession")
+            try:
+                self._after_write(report, unchanged, vectors, warm, lap, infer_causes, infer_supersession)
+            except KeyboardInterrupt:  # every record is stored; a re-run finishes the passes (see below)
+                raise Interrupted(report, "derived") from None
         return report
+
+    def _after_write(
+        self,
+        report: IngestReport,
+        unchanged: list[str],
+        vectors: dict[str, Any] | None,
+        warm: Any,
+        lap: Callable[[str], None],
+        infer_causes: bool,
+        infer_supersession: bool,
+    ) -> None:
+        """The derived passes after an ingest's write: the stream context, inferred causes, inferred
+        supersession. Each also takes the unchanged records a run stopped before it left undone, so running the
+        same ingest again is what completes an interrupted one."""
+        from ..derived import causal as _causal
+        from ..derived import context as _context
+        from ..derived import supersession as _supersession
+        from ..ingest.pipeline import uninferred as _uninferred
+
+        if report.ids or unchanged:  # the derived stream context of the new memories and their neighbours
+            _context.refresh_for(self.store, self.tenant, report.ids, unchanged=unchanged)
+        lap("context")
+        # unchanged records without any cause: a run killed after its write but before this pass left them
+        # uninferred, and a re-run is what completes it (links are merged: a repeat creates nothing)
+        todo = report.ids + (_uninferred(self.store, self.tenant, unchanged) if infer_causes and unchanged else [])
+        if infer_causes and todo:
+            links = _causal.infer_links(self.store, self.embedder, self.tenant, todo)
+            created = _causal.write_links(self.store, self.tenant, links)
+            report.edges["inferred_caused_by"] = report.edges.get("inferred_caused_by", 0) + created
+            report.linked += created
+        lap("causes")
+        if infer_supersession:
+            # the new records, and unchanged ones a run killed before this pass left unread (marked when read)
+            ids = report.ids + (_supersession.unchecked(self.store, self.tenant, unchanged) if unchanged else [])
+            if ids:
+                created = _supersession.run(self.store, self.tenant, ids, vectors=vectors, cues_of=warm.result())
+                report.edges["inferred_supersedes"] = report.edges.get("inferred_supersedes", 0) + created
+                report.linked += created
+        lap("supersession")
 
     def ingest_document(
         self,

@@ -17,7 +17,7 @@ from ..config import (
     DEFAULT_WHY_DEPTH,
     INGEST_FORMATS,
 )
-from ..errors import InputError
+from ..errors import InputError, Interrupted
 from ..results import iso
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph, owner_option, usage_error
 from .render import (
@@ -89,7 +89,8 @@ def ingest(
     at sentence ends), each with its position in `source` ("notes.md, part 12 of 412, line 230 — Setup"),
     the id <document id>#p0012, and linked to the document, so `kgmem forget <document id>` forgets them all.
     Bad lines are reported with their line number and the rest still lands; exit code 1 when any line
-    was rejected. The same file again changes nothing, and an interrupted run resumes where it stopped.
+    was rejected. The same file again changes nothing, and an interrupted run resumes where it stopped: Ctrl-C
+    says how many records are stored (exit 130), and running the same command again writes the rest.
     """
     options = dict(batch_size=batch_size, compile_facts=not no_compile, force=force, user=owner)
     stdin = _Stdin(sys.stdin.buffer) if file == "-" else None
@@ -102,53 +103,58 @@ def ingest(
     else:
         if not Path(file).exists():
             raise InputError(f"no such file: {file}", fix="check the path")
-    with open_graph(uri, username, password, database, tenant) as mg:
-        if fmt == "auto":
-            fmt = mg.file_format(file)
-        quiet = silent or as_json or not sys.stderr.isatty()
-        if fmt != "jsonl":
-            if stdin is not None:
-                text = stdin.read().decode("utf-8", errors="replace")
-                name = {"markdown": "stdin.md", "text": "stdin.txt"}.get(fmt, "stdin.json")
-                report = _with_bar(
-                    quiet, lambda progress: mg.ingest_text(text, name=name, format=fmt, progress=progress, **options)
-                )
-            else:
-                report = _with_bar(
-                    quiet, lambda progress: mg.ingest_file(file, format=fmt, progress=progress, **options)
-                )
-        elif quiet:
-            report = mg.ingest(stdin if stdin is not None else file, **options)
-        else:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-            with Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=console(err=True),
-                transient=True,
-            ) as bar:
-                lines = None if file == "-" else _count_lines(file)
-                reading = bar.add_task("reading", total=lines)
-                writing = bar.add_task("writing", total=None, visible=False)
-
-                def read_done(n: int) -> None:  # every line read and validated: the write phase starts
-                    bar.update(reading, completed=n, total=n)
-                    bar.update(writing, total=n, visible=True)
-
-                counted = _CountingLines(
-                    stdin if stdin is not None else open(file, "rb"),  # noqa: SIM115
-                    lambda n: bar.update(reading, completed=n),
-                    read_done,
-                )
-                with counted:
-                    report = mg.ingest(
-                        counted,
-                        progress=lambda done, total: bar.update(writing, completed=done, total=total),
-                        **options,
+    try:
+        with open_graph(uri, username, password, database, tenant) as mg:
+            if fmt == "auto":
+                fmt = mg.file_format(file)
+            quiet = silent or as_json or not sys.stderr.isatty()
+            if fmt != "jsonl":
+                if stdin is not None:
+                    text = stdin.read().decode("utf-8", errors="replace")
+                    name = {"markdown": "stdin.md", "text": "stdin.txt"}.get(fmt, "stdin.json")
+                    report = _with_bar(
+                        quiet,
+                        lambda progress: mg.ingest_text(text, name=name, format=fmt, progress=progress, **options),
                     )
+                else:
+                    report = _with_bar(
+                        quiet, lambda progress: mg.ingest_file(file, format=fmt, progress=progress, **options)
+                    )
+            elif quiet:
+                report = mg.ingest(stdin if stdin is not None else file, **options)
+            else:
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+                with Progress(
+                    "[progress.description]{task.description}",
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeRemainingColumn(),
+                    console=console(err=True),
+                    transient=True,
+                ) as bar:
+                    lines = None if file == "-" else _count_lines(file)
+                    reading = bar.add_task("reading", total=lines)
+                    writing = bar.add_task("writing", total=None, visible=False)
+
+                    def read_done(n: int) -> None:  # every line read and validated: the write phase starts
+                        bar.update(reading, completed=n, total=n)
+                        bar.update(writing, total=n, visible=True)
+
+                    counted = _CountingLines(
+                        stdin if stdin is not None else open(file, "rb"),  # noqa: SIM115
+                        lambda n: bar.update(reading, completed=n),
+                        read_done,
+                    )
+                    with counted:
+                        report = mg.ingest(
+                            counted,
+                            progress=lambda done, total: bar.update(writing, completed=done, total=total),
+                            **options,
+                        )
+    except KeyboardInterrupt as stop:  # Ctrl-C: what is stored, and that the same command resumes
+        click.echo(_interrupted(stop), err=True)
+        sys.exit(130)
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -173,6 +179,28 @@ def ingest(
             err=True,
         )
         sys.exit(1)
+
+
+def _interrupted(stop: KeyboardInterrupt) -> str:
+    """What an interrupted ingest says instead of click's "Aborted!": how many records are stored, and that
+    running the same command again resumes (stored records are found unchanged, the rest is written)."""
+    if not isinstance(stop, Interrupted):
+        return "Interrupted before any record was read: nothing was written. Run the same command again to start it."
+    r = stop.report
+    stored = r.created + r.unchanged
+    if stop.phase == "read":
+        return "Interrupted while reading the input: nothing was written. Run the same command again to start it."
+    if stop.phase == "derived":
+        return (
+            f"Interrupted after the write: all {stored:,} records are stored; the passes that link them (stream "
+            "context, causes, supersession) did not finish. Run the same command again to finish them: the "
+            "stored records are found unchanged."
+        )
+    return (
+        f"Interrupted: {stored:,} of the {r.read:,} records read are stored ({r.created:,} written by this run, "
+        f"{r.unchanged:,} already there), the others are not. Run the same command again to resume: the stored "
+        "records are found unchanged and the rest is written."
+    )
 
 
 class _Stdin:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 
 from ..config import DEFAULT_BATCH, IN_MEMORY_PAIRS_MAX
 from ..embed import Embedder
-from ..errors import InputError
+from ..errors import InputError, Interrupted
 from ..results import IngestReport
 from ..store import Store
 from ..vocab import Vocabulary
@@ -117,6 +117,17 @@ class Ingestor:
         self, source: Any, *, tenant: str, progress: Progress | None = None, now: dt.datetime | None = None
     ) -> IngestReport:
         report = IngestReport()
+        self.phase = "read"
+        try:
+            return self._run(source, report, tenant=tenant, progress=progress, now=now)
+        except Interrupted:
+            raise
+        except KeyboardInterrupt:  # Ctrl-C: say what is stored (each batch is one transaction)
+            raise Interrupted(report, self.phase) from None
+
+    def _run(
+        self, source: Any, report: IngestReport, *, tenant: str, progress: Progress | None, now: dt.datetime | None
+    ) -> IngestReport:
         recorded_at = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
         items: list[_Item] = []
         for line, obj in iter_source(source):
@@ -135,6 +146,7 @@ class Ingestor:
 
         fresh = self._select_fresh(tenant, items, report)
         fresh = self._check_causes(tenant, fresh, report)
+        self.phase = "write"
         self._write(tenant, fresh, report, recorded_at, _Progress(progress, len(items), len(items) - len(fresh)))
         report.errors.sort(key=lambda e: (e["line"] is None, e["line"] or 0))
         report.linked = report.edges["caused_by"] + report.edges["next"]
@@ -347,27 +359,35 @@ class Ingestor:
 
         # three stages overlap: normalising batch b+1 (a thread), embedding batch b (here; torch releases
         # the GIL) and writing batch b-1 (a thread, one transaction per batch, in order)
-        with (
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-prepare") as prep_pool,
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-writer") as write_pool,
-        ):
-            next_prep = prep_pool.submit(prepare, 0)
-            pending: tuple | None = None
-            for b in range(len(batches)):
-                rows, links = next_prep.result()
-                progress.add(len(batches[b]))  # normalised
-                if b + 1 < len(batches):
-                    next_prep = prep_pool.submit(prepare, b + 1)
-                if self.texts_out is not None:
-                    self.texts_out([r.text for r in rows if r.origin == "record"])
-                vectors = embed(rows, len(batches[b]))
+        pending: tuple | None = None
+        try:
+            with (
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-prepare") as prep_pool,
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-writer") as write_pool,
+            ):
+                next_prep = prep_pool.submit(prepare, 0)
+                for b in range(len(batches)):
+                    rows, links = next_prep.result()
+                    progress.add(len(batches[b]))  # normalised
+                    if b + 1 < len(batches):
+                        next_prep = prep_pool.submit(prepare, b + 1)
+                    if self.texts_out is not None:
+                        self.texts_out([r.text for r in rows if r.origin == "record"])
+                    vectors = embed(rows, len(batches[b]))
+                    if pending:
+                        done, pending = pending, None
+                        self._collect(done, report, progress)
+                    if self.vectors_out is not None and len(self.vectors_out) < IN_MEMORY_PAIRS_MAX:
+                        self.vectors_out.update((r.id, vectors[r.text]) for r in rows if r.origin == "record")
+                    pending = (write_pool.submit(write, rows, vectors, links), len(batches[b]), rows, tenant)
                 if pending:
-                    self._collect(pending, report, progress)
-                if self.vectors_out is not None and len(self.vectors_out) < IN_MEMORY_PAIRS_MAX:
-                    self.vectors_out.update((r.id, vectors[r.text]) for r in rows if r.origin == "record")
-                pending = (write_pool.submit(write, rows, vectors, links), len(batches[b]), rows, tenant)
-            if pending:
+                    done, pending = pending, None
+                    self._collect(done, report, progress)
+        except KeyboardInterrupt:
+            # leaving the pools waited for the batch being written: when its transaction committed, count it
+            if pending and pending[0].done() and not pending[0].cancelled() and pending[0].exception() is None:
                 self._collect(pending, report, progress)
+            raise
         if deferred:
             report.edges["caused_by"] += self.store.write_tx(lambda tx: link_causes(tx, tenant=tenant, links=deferred))
         if deferred_parts:
