@@ -19,6 +19,8 @@ DEFAULT_BATCH = 2048  # ingest: one transaction per batch; bigger batches leave 
 # many (the write hands it the vectors); above, or when the tenant holds other records, it asks the vector index
 IN_MEMORY_PAIRS_MAX = 200_000
 DEFAULT_TENANT = "default"
+# what `kgmem ingest` / MemoryGraph.ingest_file read (kgmem.ingest.documents turns the others into records)
+INGEST_FORMATS = ("jsonl", "json", "chat", "markdown", "text")
 DEFAULT_ROOTS = 3  # why: root causes returned unless told
 DEFAULT_WHY_DEPTH = 6  # why: CAUSED_BY hops walked unless told
 DEFAULT_AROUND = 5  # timeline: memories before and after
@@ -68,35 +70,50 @@ def resolve_connection(
     password: str | None = None,
     database: str | None = None,
 ) -> Connection:
-    """Pick the connection from arguments, the environment, or the local server, in that order."""
-    if uri:
-        return Connection(uri, user, password, database or os.environ.get("NEO4J_DATABASE") or None, "arguments")
-    env_uri = os.environ.get("NEO4J_URI")
-    if env_uri:
+    """Pick the connection from arguments, the environment, or the local server, in that order.
+
+    ``user``/``password`` given here win; otherwise a URI (argument or ``NEO4J_URI``) goes with
+    ``NEO4J_USERNAME``/``NEO4J_PASSWORD``, and the local server of this home (``$KGMEM_HOME``, its
+    ``server.json``) with the login it recorded: a ``NEO4J_PASSWORD`` left without a ``NEO4J_URI`` is not sent to
+    the home's server. With neither, the address `kgmem server start` would use (``bolt://127.0.0.1:7687``, or
+    ``KGMEM_BOLT_PORT``; origin ``default``) with what the environment gives; the store's errors then say that no
+    server was configured."""
+    env = os.environ
+    database = database or env.get("NEO4J_DATABASE") or None
+    env_user = env.get("NEO4J_USERNAME") or env.get("NEO4J_USER") or None
+    env_password = env.get("NEO4J_PASSWORD")
+    if uri or env.get("NEO4J_URI"):
         return Connection(
-            env_uri,
-            user or os.environ.get("NEO4J_USERNAME") or os.environ.get("NEO4J_USER") or "neo4j",
-            password if password is not None else os.environ.get("NEO4J_PASSWORD"),
-            database or os.environ.get("NEO4J_DATABASE") or None,
-            "environment",
+            uri or env["NEO4J_URI"],
+            user or env_user or "neo4j",
+            password if password is not None else env_password,
+            database,
+            "arguments" if uri else "environment",
         )
-    state = local_server_state_path()
-    if state.exists():
-        try:
-            info = json.loads(state.read_text())
-            return Connection(
-                info["uri"],
-                user or info.get("user", "neo4j"),
-                password if password is not None else info.get("password"),
-                database or os.environ.get("NEO4J_DATABASE") or None,
-                "local-server",
-            )
-        except (OSError, ValueError, KeyError):
-            pass
+    info = local_server_state()
+    if info is not None:
+        return Connection(
+            info["uri"],
+            user or info.get("user") or "neo4j",
+            password if password is not None else info.get("password"),
+            database,
+            "local-server",
+        )
     return Connection(
-        "bolt://127.0.0.1:7687",
-        user or "neo4j",
-        password,
-        database or os.environ.get("NEO4J_DATABASE") or None,
+        f"bolt://127.0.0.1:{env.get('KGMEM_BOLT_PORT') or 7687}",  # where `kgmem server start` would listen
+        user or env_user or "neo4j",
+        password if password is not None else env_password,
+        database,
         "default",
     )
+
+
+def local_server_state() -> dict | None:
+    """This home's ``server.json`` (the local server's URI, ports, login, version), None when the home never ran
+    one (or the file is unreadable)."""
+    state = local_server_state_path()
+    try:
+        info = json.loads(state.read_text())
+    except (OSError, ValueError):
+        return None
+    return info if isinstance(info, dict) and isinstance(info.get("uri"), str) else None

@@ -7,6 +7,11 @@ the classes to the contract's exit codes: 1 bad input, 3 database unreachable.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .results import IngestReport
+
 
 class KgmemError(Exception):
     """Base class of every kgmem error. ``fix`` says what the user can do about it."""
@@ -71,3 +76,18 @@ class ServerError(KgmemError):
 
 class ModelMismatch(KgmemError):
     """Stored vectors were made by another embedding model than the one loaded now."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) during an ingest, with what was stored by then: ``report`` (an
+    :class:`~kgmem.results.IngestReport`; each batch is one transaction, so a record is stored or not: ``created``
+    counts those written by this run, ``unchanged`` those that were already there) and ``phase``: ``"read"``
+    (reading and checking the input: nothing was written), ``"write"`` (some batches were written) or
+    ``"derived"`` (every record is stored; the passes that link them did not finish). Running the same ingest
+    again resumes: stored records are found unchanged and their unfinished passes run. A KeyboardInterrupt, so
+    code that stops on Ctrl-C still does."""
+
+    def __init__(self, report: IngestReport, phase: str):
+        super().__init__(phase)
+        self.report = report
+        self.phase = phase

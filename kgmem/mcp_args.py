@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Annotated, Any, Callable, cast
+from typing import Annotated, Any, Callable, Literal, cast
 
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
@@ -117,6 +117,25 @@ Records = Annotated[
         "(text is required). A bad record is an error for its line (its 1-based position) in the report; "
         "the others still land."
     ),
+]
+
+DocumentText = Annotated[
+    str,
+    Field(
+        description="The whole document (markdown or plain text, any length): it is stored as one document memory "
+        "and its passages, cut at blank lines and headings, each a part of the document."
+    ),
+]
+DocumentName = Annotated[
+    str,
+    Field(
+        description="The document's file name, e.g. notes.md: it names the document (with its title) and its id; "
+        "the same name and text again change nothing."
+    ),
+]
+DocumentFormat = Annotated[
+    Literal["markdown", "text"],
+    Field(description="markdown (headings and code blocks are read as such) or text. Default: markdown."),
 ]
 
 # remember's arguments are the fields of one record: described once, where the record's fields are

@@ -1,7 +1,8 @@
 """kgmem as a Model Context Protocol server (``kgmem mcp``), on the official ``mcp`` Python SDK.
 
-Twelve tools, each calling exactly one :class:`~kgmem.MemoryGraph` method and returning the contract's JSON
+Thirteen tools, each calling exactly one :class:`~kgmem.MemoryGraph` method and returning the contract's JSON
 (``docs/interface.md`` §3 and §4, the same objects ``kgmem ... --json`` prints): ``remember``, ``ingest``,
+``ingest_document``,
 ``recall``, ``why``, ``now``, ``as_of``, ``history``, ``changes``, ``timeline``, ``forget``, ``ask``, and
 ``vocabulary`` (the predicates facts are stored under, with their aliases and cardinality). Every argument is
 described in the tools' input schemas (:mod:`kgmem.mcp_args`), ``ingest`` publishes the JSON schema of a
@@ -39,6 +40,9 @@ from .mcp_args import (
     CausedBy,
     CausesBy,
     Confidence,
+    DocumentFormat,
+    DocumentName,
+    DocumentText,
     Entities,
     FactObject,
     FactPredicate,
@@ -74,6 +78,7 @@ from .mcp_args import (
 TOOLS = (
     "remember",
     "ingest",
+    "ingest_document",
     "recall",
     "why",
     "now",
@@ -87,7 +92,7 @@ TOOLS = (
 )
 
 INSTRUCTIONS = (
-    "kgmem: a knowledge-graph memory. Store with remember/ingest; read with recall (hybrid search that may "
+    "kgmem: a knowledge-graph memory. Store with remember/ingest (ingest_document for a whole document); read with recall (hybrid search that may "
     "abstain), why (causes of something remembered), now/as_of/history (a fact's value now, at a time, over "
     "time; an empty answer carries a hint), changes (fact versions since a time), timeline (what happened "
     "around a memory), ask (plain-words question routed to the right one); vocabulary lists the predicates "
@@ -225,6 +230,15 @@ def build_server(
         Bad records are reported in 'errors' with their line (1-based position) and the rest still land.
         Returns the ingest report."""
         return holder.call(lambda mg: mg.ingest(records).to_dict())
+
+    @tool(WRITE)
+    def ingest_document(
+        text: DocumentText, name: DocumentName, format: DocumentFormat = "markdown", user: RecordUser = None
+    ) -> dict[str, Any]:
+        """Store a whole document (notes, minutes, a markdown file): one document memory and its passages, each
+        with its position, in the document's stream; forgetting the document's id forgets every passage. Returns
+        the ingest report; its 'file' holds the document's id, title and number of parts."""
+        return holder.call(lambda mg: mg.ingest_document(text, name=name, format=format, user=user).to_dict())
 
     @tool(READ)
     def recall(

@@ -77,8 +77,12 @@ class IngestReport:
     ids: list[str] = field(default_factory=list)  # created record ids, in write order
     # wall-clock seconds of each phase: write (normalise, embed, store), context, causes, supersession
     timings: dict[str, float] = field(default_factory=dict)
+    # what a file that was not JSONL became: {"format", "name", and for a document "id", "title", "parts"; for a
+    # chat export "stream", "messages"}
+    file: dict | None = None
 
     def to_dict(self) -> dict:
+        extra = {"file": dict(self.file)} if self.file is not None else {}
         return {
             "read": self.read,
             "created": self.created,
@@ -91,6 +95,7 @@ class IngestReport:
             "new_predicates": list(self.new_predicates),
             "edges": dict(self.edges),
             "timings": {k: round(v, 3) for k, v in self.timings.items()},
+            **extra,
         }
 
 

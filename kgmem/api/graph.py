@@ -39,15 +39,26 @@ class MemoryGraph(Writing, Reading, Facts, Lifecycle):
     def connect(
         cls,
         uri: str | None = None,
-        user: str | None = None,
+        username: str | None = None,
         password: str | None = None,
         database: str | None = None,
         tenant: str = DEFAULT_TENANT,
         **kwargs: Any,
     ) -> MemoryGraph:
         """Open a graph and check at once that its database answers (the CLI and the MCP server connect so):
-        an unreachable server raises :class:`~kgmem.errors.DatabaseUnavailable` now, not on a later retry."""
-        auth = (user, password) if (user or password) else None
+        an unreachable server raises :class:`~kgmem.errors.DatabaseUnavailable` now, not on a later retry.
+        ``username``/``password``: the Neo4j login (``user`` elsewhere in the API is a memory's owner; the
+        keyword ``user=`` is still taken here as the login, with a DeprecationWarning)."""
+        if "user" in kwargs:
+            import warnings
+
+            warnings.warn(
+                "MemoryGraph.connect(user=...) is the Neo4j login: write username=...",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            username = username or kwargs.pop("user")
+        auth = (username, password) if (username or password) else None
         mg = cls(uri, auth=auth, database=database, tenant=tenant, **kwargs)
         try:
             mg.verify()

@@ -8,6 +8,7 @@ import sys
 from typing import Any, Callable
 
 import click
+from click.core import ParameterSource
 
 from ..config import DEFAULT_TENANT
 from ..errors import KgmemError
@@ -25,37 +26,113 @@ class NotAvailable(KgmemError):
     exit_code = EXIT_USAGE
 
 
-def connection_options(fn: Callable) -> Callable:
-    """--uri/--user/--password/--database/--tenant, read from the environment when not given."""
-    opts = [
-        click.option(
-            "--uri", envvar="NEO4J_URI", default=None, help="Bolt URI [env NEO4J_URI; default: the local server]."
-        ),
-        click.option("--user", envvar="NEO4J_USERNAME", default=None, help="User name [env NEO4J_USERNAME]."),
-        click.option("--password", envvar="NEO4J_PASSWORD", default=None, help="Password [env NEO4J_PASSWORD]."),
-        click.option("--database", envvar="NEO4J_DATABASE", default=None, help="Database name [env NEO4J_DATABASE]."),
-        click.option(
-            "--tenant",
-            envvar="KGMEM_TENANT",
-            default=DEFAULT_TENANT,
-            show_default=True,
-            help="Isolation boundary: nothing crosses it [env KGMEM_TENANT].",
-        ),
-    ]
-    for opt in reversed(opts):
-        fn = opt(fn)
-    return fn
+# the Neo4j login takes cypher-shell's names; --user is the memory's owner (a record's `user`)
+LOGIN_MOVED = "the Neo4j login is -u/--username (with -p/--password)"
+OWNER_COMMANDS = "remember, recall, ask, ingest"
+
+
+def connection_options(fn: Callable | None = None, *, password_short: bool = True) -> Callable:
+    """--uri, -u/--username, -p/--password, --database (cypher-shell's names) and --tenant, read from the
+    environment when not given. ``password_short=False`` leaves ``-p`` to the command (``remember -p`` is the
+    predicate). A command without an owner (see :func:`owner_option`) answers ``--user`` with a one-line
+    usage error that says where the login went."""
+
+    def wrap(fn: Callable) -> Callable:
+        opts = [
+            # the environment is read by kgmem.config.resolve_connection, not here: a NEO4J_PASSWORD without
+            # a NEO4J_URI is not sent to the local server (whose login its home recorded)
+            click.option("--uri", default=None, help="Bolt URI [env NEO4J_URI; default: the local server]."),
+            click.option("-u", "--username", default=None, help="Neo4j user name [env NEO4J_USERNAME]."),
+            click.option(
+                *(("-p", "--password") if password_short else ("--password",)),
+                default=None,
+                help="Neo4j password [env NEO4J_PASSWORD].",
+            ),
+            click.option(
+                "--database", envvar="NEO4J_DATABASE", default=None, help="Database name [env NEO4J_DATABASE]."
+            ),
+            click.option(
+                "--tenant",
+                envvar="KGMEM_TENANT",
+                default=DEFAULT_TENANT,
+                show_default=True,
+                help="Isolation boundary: nothing crosses it [env KGMEM_TENANT].",
+            ),
+        ]
+        if not getattr(fn, "_kgmem_owner", False):
+            opts.append(
+                click.option(
+                    "--user",
+                    "_no_owner",
+                    hidden=True,
+                    expose_value=False,
+                    callback=_no_owner,
+                    help="Not an option of this command (the login is -u/--username).",
+                )
+            )
+        for opt in reversed(opts):
+            fn = opt(fn)
+        return fn
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def _no_owner(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        usage_error(
+            f"`{' '.join(['kgmem', *ctx.command_path.split()[1:]])}` takes no --user: --user names the owner of "
+            f"memories ({OWNER_COMMANDS}), and {LOGIN_MOVED}",
+            "for the login write -u/--username (or set NEO4J_USERNAME)",
+        )
+
+
+def owner_option(help: str) -> Callable:
+    """--user OWNER: the memory's owner (a record's ``user``), passed to the command as ``owner``. The old
+    ``--for-user`` still works (hidden). ``--user X`` with ``--password`` on the command line and no
+    ``--username`` is the old login spelling: a one-line usage error says so instead of storing for X.
+    Put it below :func:`connection_options` (applied first, so that one knows the command has an owner)."""
+
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            owner, old = kwargs.pop("owner"), kwargs.pop("for_user_alias")
+            if owner is not None and old is not None and owner != old:
+                usage_error("--user and --for-user name two owners", "give --user once")
+            ctx = click.get_current_context()
+            src = ctx.get_parameter_source
+            if (
+                owner is not None
+                and src("password") == ParameterSource.COMMANDLINE
+                and src("username") != ParameterSource.COMMANDLINE
+            ):
+                usage_error(
+                    f"--user {owner} names the owner of the memories now, not the login: {LOGIN_MOVED}",
+                    f"log in with -u {owner} (or NEO4J_USERNAME), or add -u/--username to store for {owner}",
+                )
+            return fn(*args, owner=owner if owner is not None else old, **kwargs)
+
+        wrapper._kgmem_owner = True  # type: ignore[attr-defined]
+        wrapper = click.option("--for-user", "for_user_alias", hidden=True, default=None)(wrapper)
+        return click.option("--user", "owner", default=None, metavar="NAME", help=help)(wrapper)
+
+    return wrap
+
+
+def usage_error(message: str, fix: str) -> None:
+    """A usage error (exit 2) in one line: ``Error: <message>. Fix: <fix>.``"""
+    click.echo(f"Error: {message}. Fix: {fix}.", err=True)
+    sys.exit(EXIT_USAGE)
 
 
 def json_option(fn: Callable) -> Callable:
     return click.option("--json", "as_json", is_flag=True, help="Print the contract's JSON instead of a table.")(fn)
 
 
-def open_graph(uri, user, password, database, tenant, **kwargs):
+def open_graph(uri, username, password, database, tenant, **kwargs):
     """The graph a command works on, its database checked at once (exit 3 when it does not answer)."""
     from ..api import MemoryGraph
 
-    return MemoryGraph.connect(uri, user, password, database, tenant, **kwargs)
+    return MemoryGraph.connect(uri, username, password, database, tenant, **kwargs)
 
 
 def emit_json(obj: Any) -> None:

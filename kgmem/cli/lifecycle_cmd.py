@@ -31,14 +31,14 @@ def _plain(value):
 @connection_options
 @json_option
 @handle_errors
-def forget(memory_id, uri, user, password, database, tenant, as_json) -> None:
+def forget(memory_id, uri, username, password, database, tenant, as_json) -> None:
     """Forget a memory and what was derived from it.
 
     Facts compiled from it are deleted (their slots fall back to the previous version), summaries and merges
     are re-derived from their remaining sources or removed, its NEXT chain is re-spliced, entities nobody
     mentions any more are removed, and a tombstone (id, content key, time; no content) remains.
     """
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.forget(memory_id)
     if as_json:
         emit_json(_plain(out))
@@ -65,13 +65,13 @@ def forget(memory_id, uri, user, password, database, tenant, as_json) -> None:
 @connection_options
 @json_option
 @handle_errors
-def gc(dry_run, now, ttls, uri, user, password, database, tenant, as_json) -> None:
+def gc(dry_run, now, ttls, uri, username, password, database, tenant, as_json) -> None:
     """Forget the memories whose retention has expired (recorded_at + TTL <= now).
 
     Retention classes: permanent and standard never expire, short after 30 days, ephemeral after 1 day
     (defaults). Expired memories go through the same propagation as `kgmem forget`.
     """
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.gc(dry_run=dry_run, now=now, ttls=",".join(ttls) if ttls else None)
     if as_json:
         emit_json(_plain({k: v for k, v in out.items() if k != "report"}))
@@ -92,7 +92,7 @@ def gc(dry_run, now, ttls, uri, user, password, database, tenant, as_json) -> No
 @json_option
 @handle_errors
 def consolidate(
-    dry_run, threshold, min_cluster, pattern_threshold, decay, uri, user, password, database, tenant, as_json
+    dry_run, threshold, min_cluster, pattern_threshold, decay, uri, username, password, database, tenant, as_json
 ) -> None:
     """Compaction pass: merge near-duplicates, summarise recurring episodes, fix slot chains, decay and
     reinforce entity co-occurrence. Each run is recorded as a :ConsolidationRun node."""
@@ -103,7 +103,7 @@ def consolidate(
         ).items()
         if v is not None
     }
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.consolidate(dry_run=dry_run, **params)
     if as_json:
         emit_json(_plain(out))
@@ -127,10 +127,10 @@ def consolidate(
 @connection_options
 @json_option
 @handle_errors
-def export(file, uri, user, password, database, tenant, as_json) -> None:
+def export(file, uri, username, password, database, tenant, as_json) -> None:
     """Export the tenant as deterministic JSONL ('-' writes to stdout): every memory (without embeddings),
     entity, edge with its properties, tombstone and consolidation run."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.export(sys.stdout if file == "-" else file)
     if file == "-":
         return
@@ -148,12 +148,12 @@ def export(file, uri, user, password, database, tenant, as_json) -> None:
 @connection_options
 @json_option
 @handle_errors
-def import_(file, uri, user, password, database, tenant, as_json) -> None:
+def import_(file, uri, username, password, database, tenant, as_json) -> None:
     """Restore an export into an empty tenant exactly as it was (texts are re-embedded; nothing is inferred,
     compiled or superseded again). All or nothing."""
     if not Path(file).exists():
         raise InputError(f"no such file: {file}", fix="check the path")
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.import_jsonl(file)
     if as_json:
         emit_json(_plain(out))
@@ -174,10 +174,10 @@ def import_(file, uri, user, password, database, tenant, as_json) -> None:
 @connection_options
 @json_option
 @handle_errors
-def rebuild(manifest_path, uri, user, password, database, tenant, as_json) -> None:
+def rebuild(manifest_path, uri, username, password, database, tenant, as_json) -> None:
     """Recompute every derived artefact (embeddings, compiled facts, slot and NEXT chains, inferred causes,
     summaries) from the record memories and compare the manifests before and after."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.rebuild(manifest_path)
     if as_json:
         emit_json(_plain(out))

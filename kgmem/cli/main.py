@@ -19,8 +19,9 @@ from .server_cmd import server
 def cli() -> None:
     """kgmem: knowledge-graph memory for AI agents, on Neo4j.
 
-    Connection: --uri/--user/--password/--database or NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD,
-    NEO4J_DATABASE; without them, the local server of `kgmem server start`.
+    Connection: --uri, -u/--username, -p/--password, --database or NEO4J_URI, NEO4J_USERNAME,
+    NEO4J_PASSWORD, NEO4J_DATABASE; without them, the local server of `kgmem server start`.
+    --user NAME is the owner of memories (remember, recall, ask), a record's "user".
     Exit codes: 0 ok, 1 bad input, 2 usage, 3 database unreachable.
     Shell completion: eval "$(_KGMEM_COMPLETE=bash_source kgmem)" in ~/.bashrc (zsh, fish: docs/cli.md).
     """
@@ -40,12 +41,12 @@ def admin() -> None:
 @connection_options
 @json_option
 @handle_errors
-def admin_cleanup(prefix, dry_run, uri, user, password, database, tenant, as_json) -> None:
+def admin_cleanup(prefix, dry_run, uri, username, password, database, tenant, as_json) -> None:
     """Delete the tenants an interrupted test or benchmark run left behind (e.g. --prefix test-).
 
     Tests and benchmarks delete their own tenants when they end, even when interrupted; a run that was
     killed outright cannot, and this removes what it left."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.cleanup(prefix, dry_run=dry_run)
     if as_json:
         emit_json(out)
@@ -66,11 +67,11 @@ for _cmd in MEMORY_COMMANDS + LIFECYCLE_COMMANDS:
 @cli.command("demo")
 @connection_options
 @handle_errors
-def demo(uri, user, password, database, tenant) -> None:
+def demo(uri, username, password, database, tenant) -> None:
     """Load the demo story into tenant 'demo' (or --tenant) and ask it why / now / as-of / recall questions."""
     from .. import demo as demo_mod
 
-    with open_graph(uri, user, password, database, "demo" if tenant == "default" else tenant) as mg:
+    with open_graph(uri, username, password, database, "demo" if tenant == "default" else tenant) as mg:
         mg.init(prepare_model=True)  # fails fast (exit 3) when Neo4j is down; a first read would be retried for 15 s
         demo_mod.run(mg)
 
@@ -84,10 +85,10 @@ def demo(uri, user, password, database, tenant) -> None:
 @connection_options
 @json_option
 @handle_errors
-def init(rebuild_indexes, uri, user, password, database, tenant, as_json) -> None:
+def init(rebuild_indexes, uri, username, password, database, tenant, as_json) -> None:
     """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE. Prepares the
     embedding model too (once per install), so that the first recall does not."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         # the ONNX model is built now (said on stderr) while the indexes come ONLINE, not on the first recall
         indexes = mg.init(rebuild_indexes=rebuild_indexes, prepare_model=True)
         embedder = mg.embedder

@@ -19,12 +19,12 @@ from .common import connection_options, handle_errors
 @click.option("--path", "http_path", default="/mcp", show_default=True, help="HTTP: the endpoint's path.")
 @connection_options
 @handle_errors
-def mcp(http, host, port, http_path, uri, user, password, database, tenant) -> None:
+def mcp(http, host, port, http_path, uri, username, password, database, tenant) -> None:
     """Run a Model Context Protocol server for one tenant (--tenant or KGMEM_TENANT; no tool can change it).
 
-    Tools: remember, ingest, recall, why, now, as_of, history, changes, timeline, forget, ask (each returning the
-    JSON of the matching --json command) and vocabulary (the predicates, their aliases and cardinality). kgmem
-    errors are tool errors with the message and the fix.
+    Tools: remember, ingest, ingest_document, recall, why, now, as_of, history, changes, timeline, forget, ask
+    (each returning the JSON of the matching --json command) and vocabulary (the predicates, their aliases and
+    cardinality). kgmem errors are tool errors with the message and the fix.
     stdio (default) is what desktop clients spawn; --http serves streamable HTTP on http://HOST:PORT/mcp.
     """
     try:
@@ -42,7 +42,7 @@ def mcp(http, host, port, http_path, uri, user, password, database, tenant) -> N
         port=port,
         path=http_path,
         uri=uri,
-        user=user,
+        user=username,
         password=password,
         database=database,
     )

@@ -8,10 +8,18 @@ from pathlib import Path
 
 import click
 
-from ..config import DEFAULT_AROUND, DEFAULT_BATCH, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS, DEFAULT_WHY_DEPTH
-from ..errors import InputError
+from ..config import (
+    DEFAULT_AROUND,
+    DEFAULT_BATCH,
+    DEFAULT_CHANGES,
+    DEFAULT_HITS,
+    DEFAULT_ROOTS,
+    DEFAULT_WHY_DEPTH,
+    INGEST_FORMATS,
+)
+from ..errors import InputError, Interrupted
 from ..results import iso
-from .common import connection_options, emit_json, handle_errors, json_option, open_graph
+from .common import connection_options, emit_json, handle_errors, json_option, open_graph, owner_option, usage_error
 from .render import (
     console,
     describe_ask,
@@ -50,60 +58,108 @@ def _batch_queries(path: str) -> list[tuple[int, dict]]:
 
 @click.command("ingest")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", *INGEST_FORMATS]),
+    default="auto",
+    show_default=True,
+    help="jsonl: records, one a line. json: a JSON array of records. chat: a chat export "
+    '([{"role"|"speaker", "content"|"text", "timestamp"?}]). markdown, text: a document, split into passages. '
+    "auto: a file starting with [ is JSON (a chat when every element is a message), else by its extension "
+    "(.md, .txt, .json), else JSONL.",
+)
 @click.option("--batch-size", default=DEFAULT_BATCH, show_default=True, help="Records per write transaction.")
 @click.option("--no-compile", is_flag=True, help="Do not compile facts from episode text.")
 @click.option("--silent", is_flag=True, help="No progress bar.")
 @click.option("--force", is_flag=True, help="Bring back records that were forgotten.")
 @connection_options
+@owner_option("The owner of the records that name no user (of every part of a document or chat).")
 @json_option
 @handle_errors
-def ingest(file, batch_size, no_compile, silent, force, uri, user, password, database, tenant, as_json) -> None:
-    """Ingest a JSONL file of memory records (one JSON object per line; '-' reads stdin).
+def ingest(
+    file, fmt, batch_size, no_compile, silent, force, owner, uri, username, password, database, tenant, as_json
+) -> None:
+    """Ingest memory records from a JSONL file, a JSON array, a chat export, or a markdown or text document
+    ('-' reads stdin).
 
+    \b
+    A document (.md, .txt) becomes one document memory ("Document notes.md: <its title> (N parts)") and its
+    parts: passages cut at blank lines and headings (packed up to ~1,000 characters; a longer paragraph is cut
+    at sentence ends), each with its position in `source` ("notes.md, part 12 of 412, line 230 — Setup"),
+    the id <document id>#p0012, and linked to the document, so `kgmem forget <document id>` forgets them all.
     Bad lines are reported with their line number and the rest still lands; exit code 1 when any line
-    was rejected.
+    was rejected. The same file again changes nothing, and an interrupted run resumes where it stopped: Ctrl-C
+    says how many records are stored (exit 130), and running the same command again writes the rest.
     """
-    if file != "-" and not Path(file).exists():
-        raise InputError(f"no such file: {file}", fix="check the path")
-    with open_graph(uri, user, password, database, tenant) as mg:
-        source = sys.stdin if file == "-" else file
-        if silent or as_json or not sys.stderr.isatty():
-            report = mg.ingest(source, batch_size=batch_size, compile_facts=not no_compile, force=force)
-        else:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-            with Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeRemainingColumn(),
-                console=console(err=True),
-                transient=True,
-            ) as bar:
-                lines = None if file == "-" else _count_lines(file)
-                reading = bar.add_task("reading", total=lines)
-                writing = bar.add_task("writing", total=None, visible=False)
-
-                def read_done(n: int) -> None:  # every line read and validated: the write phase starts
-                    bar.update(reading, completed=n, total=n)
-                    bar.update(writing, total=n, visible=True)
-
-                counted = _CountingLines(
-                    sys.stdin.buffer if file == "-" else open(file, "rb"),  # noqa: SIM115
-                    lambda n: bar.update(reading, completed=n),
-                    read_done,
-                )
-                with counted:
-                    report = mg.ingest(
-                        counted,
-                        batch_size=batch_size,
-                        compile_facts=not no_compile,
-                        force=force,
-                        progress=lambda done, total: bar.update(writing, completed=done, total=total),
+    options = dict(batch_size=batch_size, compile_facts=not no_compile, force=force, user=owner)
+    stdin = _Stdin(sys.stdin.buffer) if file == "-" else None
+    if stdin is not None:
+        fmt = (
+            ("json" if stdin.first.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[") else "jsonl")
+            if fmt == "auto"
+            else fmt
+        )
+    else:
+        if not Path(file).exists():
+            raise InputError(f"no such file: {file}", fix="check the path")
+    try:
+        with open_graph(uri, username, password, database, tenant) as mg:
+            if fmt == "auto":
+                fmt = mg.file_format(file)
+            quiet = silent or as_json or not sys.stderr.isatty()
+            if fmt != "jsonl":
+                if stdin is not None:
+                    text = stdin.read().decode("utf-8", errors="replace")
+                    name = {"markdown": "stdin.md", "text": "stdin.txt"}.get(fmt, "stdin.json")
+                    report = _with_bar(
+                        quiet,
+                        lambda progress: mg.ingest_text(text, name=name, format=fmt, progress=progress, **options),
                     )
+                else:
+                    report = _with_bar(
+                        quiet, lambda progress: mg.ingest_file(file, format=fmt, progress=progress, **options)
+                    )
+            elif quiet:
+                report = mg.ingest(stdin if stdin is not None else file, **options)
+            else:
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+                with Progress(
+                    "[progress.description]{task.description}",
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TimeRemainingColumn(),
+                    console=console(err=True),
+                    transient=True,
+                ) as bar:
+                    lines = None if file == "-" else _count_lines(file)
+                    reading = bar.add_task("reading", total=lines)
+                    writing = bar.add_task("writing", total=None, visible=False)
+
+                    def read_done(n: int) -> None:  # every line read and validated: the write phase starts
+                        bar.update(reading, completed=n, total=n)
+                        bar.update(writing, total=n, visible=True)
+
+                    counted = _CountingLines(
+                        stdin if stdin is not None else open(file, "rb"),  # noqa: SIM115
+                        lambda n: bar.update(reading, completed=n),
+                        read_done,
+                    )
+                    with counted:
+                        report = mg.ingest(
+                            counted,
+                            progress=lambda done, total: bar.update(writing, completed=done, total=total),
+                            **options,
+                        )
+    except KeyboardInterrupt as stop:  # Ctrl-C: what is stored, and that the same command resumes
+        click.echo(_interrupted(stop), err=True)
+        sys.exit(130)
     if as_json:
         emit_json(report.to_dict())
     else:
+        if report.file is not None:
+            click.echo(_describe_file(report.file))
         click.echo(
             f"read {report.read}, created {report.created}, unchanged {report.unchanged}, "
             f"superseded {report.superseded}, linked {report.linked}, facts {report.facts}, "
@@ -123,6 +179,83 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
             err=True,
         )
         sys.exit(1)
+
+
+def _interrupted(stop: KeyboardInterrupt) -> str:
+    """What an interrupted ingest says instead of click's "Aborted!": how many records are stored, and that
+    running the same command again resumes (stored records are found unchanged, the rest is written)."""
+    if not isinstance(stop, Interrupted):
+        return "Interrupted before any record was read: nothing was written. Run the same command again to start it."
+    r = stop.report
+    stored = r.created + r.unchanged
+    if stop.phase == "read":
+        return "Interrupted while reading the input: nothing was written. Run the same command again to start it."
+    if stop.phase == "derived":
+        return (
+            f"Interrupted after the write: all {stored:,} records are stored; the passes that link them (stream "
+            "context, causes, supersession) did not finish. Run the same command again to finish them: the "
+            "stored records are found unchanged."
+        )
+    return (
+        f"Interrupted: {stored:,} of the {r.read:,} records read are stored ({r.created:,} written by this run, "
+        f"{r.unchanged:,} already there), the others are not. Run the same command again to resume: the stored "
+        "records are found unchanged and the rest is written."
+    )
+
+
+class _Stdin:
+    """stdin's bytes, its first line read ahead (``first``: what the format is told from) and given back to the
+    reader: lines to iterate or ``readline`` (JSONL), or ``read`` for the whole (the other formats)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.first: bytes = stream.readline()
+        self._given = False
+
+    def readline(self) -> bytes:
+        if not self._given:
+            self._given = True
+            return self.first
+        return self._stream.readline()
+
+    def __iter__(self):
+        while line := self.readline():
+            yield line
+
+    def read(self) -> bytes:
+        head, self._given = (b"" if self._given else self.first), True
+        return head + self._stream.read()
+
+    def close(self) -> None:  # stdin stays open
+        pass
+
+
+def _with_bar(quiet: bool, run):
+    """``run(progress)`` with a writing bar on stderr (none when ``quiet``)."""
+    if quiet:
+        return run(None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console(err=True),
+        transient=True,
+    ) as bar:
+        writing = bar.add_task("writing", total=None)
+        return run(lambda done, total: bar.update(writing, completed=done, total=total))
+
+
+def _describe_file(info: dict) -> str:
+    """What a file that was not JSONL became, in one line."""
+    if info["format"] in ("markdown", "text"):
+        n = info["parts"]
+        return f'{info["name"]}: document {info["id"]} "{info["title"]}", {n} part{"s" if n != 1 else ""}'
+    if info["format"] == "chat":
+        return f"{info['name']}: chat export, {info['messages']} messages in stream {info['stream']}"
+    return f"{info['name']}: JSON array of {info['records']} records"
 
 
 def _count_lines(path: str) -> int | None:
@@ -188,8 +321,8 @@ def _line_error(e: dict) -> str:
 @click.option("--stream", help="Stream (conversation, channel) it belongs to.")
 @click.option("--source", help="Provenance (where it came from).")
 @click.option("--entity", "entities", multiple=True, help="Entity it mentions (repeatable; default: extracted).")
-@click.option("--for-user", "for_user", help="The user it is about (scope inside the tenant).")
-@connection_options
+@connection_options(password_short=False)
+@owner_option("The user it belongs to (its owner: recall and ask --user see it).")
 @json_option
 @handle_errors
 def remember(
@@ -205,15 +338,21 @@ def remember(
     stream,
     source,
     entities,
-    for_user,
+    owner,
     uri,
-    user,
+    username,
     password,
     database,
     tenant,
     as_json,
 ) -> None:
-    """Store one memory."""
+    """Store one memory (for --user NAME: that user's). -s/-p/-o make it a fact; the Neo4j password is
+    --password here (-p is the predicate)."""
+    if predicate is not None and (subject is None or obj is None):
+        usage_error(
+            f"-p {predicate} is --predicate on remember, for a fact with -s and -o",
+            "give -s SUBJECT -o OBJECT too; the Neo4j password is --password here (or NEO4J_PASSWORD)",
+        )
     fields = dict(
         at=at,
         id=memory_id,
@@ -226,9 +365,9 @@ def remember(
         stream=stream,
         source=source,
         entities=list(entities) or None,
-        user=for_user,
+        user=owner,
     )
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         mem = mg.remember(text, **fields)
     if as_json:
         emit_json(mem.to_dict())
@@ -262,11 +401,11 @@ def _recall_one(mg, query: str, opts: dict):
 @click.option("--since", help="Only memories at or after this time.")
 @click.option("--until", help="Only memories before this time.")
 @click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
-@click.option("--for-user", "for_user", help="Only memories of this user.")
 @click.option("--expand", default=0, help="Attach N NEXT-neighbours each side as context.")
 @click.option("--explain", is_flag=True, help="Include the manifest: filters, channel candidates, fused ranks.")
 @click.option("--queries", type=click.Path(dir_okay=False), help='JSONL of {"query": ..., options} (one model load).')
 @connection_options
+@owner_option("Only memories of this user.")
 @json_option
 @handle_errors
 def recall(
@@ -277,12 +416,12 @@ def recall(
     since,
     until,
     now,
-    for_user,
+    owner,
     expand,
     explain,
     queries,
     uri,
-    user,
+    username,
     password,
     database,
     tenant,
@@ -298,11 +437,11 @@ def recall(
         since=since,
         until=until,
         now=now,
-        user=for_user,
+        user=owner,
         expand=expand,
         explain=explain,
     )
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         if queries:
             for n, obj in _batch_queries(queries):
                 g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
@@ -328,12 +467,12 @@ def recall(
 @json_option
 @handle_errors
 def why(
-    query, k, at, max_depth, min_confidence, explain, queries, uri, user, password, database, tenant, as_json
+    query, k, at, max_depth, min_confidence, explain, queries, uri, username, password, database, tenant, as_json
 ) -> None:
     """Why did it happen: find the symptom, walk CAUSED_BY to the roots (best first); may abstain."""
     if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         items = _batch_queries(queries) if queries else [(None, {"query": query})]
         for n, obj in items:
             g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
@@ -358,9 +497,9 @@ def why(
 @connection_options
 @json_option
 @handle_errors
-def now(subject, predicate, object, uri, user, password, database, tenant, as_json) -> None:
+def now(subject, predicate, object, uri, username, password, database, tenant, as_json) -> None:
     """The current value of a slot: SUBJECT PREDICATE [OBJECT for multi-valued predicates]."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         ans = mg.now_answer(subject, predicate, object)  # with a hint when nothing is recorded
     emit_json(ans.to_dict()) if as_json else print_slot(ans, ans.hint)
 
@@ -374,9 +513,9 @@ def now(subject, predicate, object, uri, user, password, database, tenant, as_js
 @connection_options
 @json_option
 @handle_errors
-def as_of(subject, predicate, object, at, known_at, uri, user, password, database, tenant, as_json) -> None:
+def as_of(subject, predicate, object, at, known_at, uri, username, password, database, tenant, as_json) -> None:
     """The value a slot had at a time."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         ans = mg.as_of_answer(subject, predicate, at, object, known_at=known_at)
     emit_json(ans.to_dict()) if as_json else print_slot(ans, ans.hint)
 
@@ -389,9 +528,9 @@ def as_of(subject, predicate, object, at, known_at, uri, user, password, databas
 @connection_options
 @json_option
 @handle_errors
-def history(subject, predicate, object, known_at, uri, user, password, database, tenant, as_json) -> None:
+def history(subject, predicate, object, known_at, uri, username, password, database, tenant, as_json) -> None:
     """Every version of a slot, oldest first."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         h = mg.history_answer(subject, predicate, object, known_at=known_at)
     emit_json(h.to_dict()) if as_json else print_history(h, h.hint)
 
@@ -402,9 +541,9 @@ def history(subject, predicate, object, known_at, uri, user, password, database,
 @connection_options
 @json_option
 @handle_errors
-def changes(since, limit, uri, user, password, database, tenant, as_json) -> None:
+def changes(since, limit, uri, username, password, database, tenant, as_json) -> None:
     """What changed in the tenant since a time: fact versions that took effect or were recorded."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         rows = mg.changes(since, limit=limit)
     if as_json:
         emit_json({"since": since, "changes": [_jsonable(r) for r in rows]})
@@ -419,9 +558,9 @@ def changes(since, limit, uri, user, password, database, tenant, as_json) -> Non
 @connection_options
 @json_option
 @handle_errors
-def timeline(memory_id, before, after, uri, user, password, database, tenant, as_json) -> None:
+def timeline(memory_id, before, after, uri, username, password, database, tenant, as_json) -> None:
     """What happened before and after a memory (its stream's NEXT chain, else nearest in time)."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         rows = mg.timeline(memory_id, before=before, after=after)
     if as_json:
         emit_json({"id": memory_id, "items": [_jsonable(r) for r in rows]})
@@ -435,10 +574,10 @@ def timeline(memory_id, before, after, uri, user, password, database, tenant, as
 @connection_options
 @json_option
 @handle_errors
-def lineage(memory_id, depth, uri, user, password, database, tenant, as_json) -> None:
+def lineage(memory_id, depth, uri, username, password, database, tenant, as_json) -> None:
     """What a memory replaced and what replaced it (SUPERSEDES: a slot's versions, or inferred from plain
     text with its cue and confidence), oldest first."""
-    with open_graph(uri, user, password, database, tenant) as mg:
+    with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.lineage(memory_id, depth=depth)
     if as_json:
         emit_json(_jsonable(out))
@@ -454,19 +593,19 @@ def lineage(memory_id, depth, uri, user, password, database, tenant, as_json) ->
 @click.command("ask")
 @click.argument("question")
 @click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
-@click.option("--for-user", "for_user", help="Who 'I' and 'my' are.")
 @connection_options
+@owner_option("Whose memories: who 'I' and 'my' are.")
 @json_option
 @handle_errors
-def ask(question, now, for_user, uri, user, password, database, tenant, as_json) -> None:
+def ask(question, now, owner, uri, username, password, database, tenant, as_json) -> None:
     """Ask in plain words: a learned router picks now / as-of / history / recall / why (or none)."""
-    with open_graph(uri, user, password, database, tenant) as mg:
-        res = mg.ask(question, now=now, user=for_user)
+    with open_graph(uri, username, password, database, tenant) as mg:
+        res = mg.ask(question, now=now, user=owner)
         hint = getattr(res.result, "hint", None) if res.operation in ("now", "as_of", "history") else None
     if as_json:
         emit_json(res.to_dict())
         return
-    for line in describe_ask(res, now=now, for_user=for_user):
+    for line in describe_ask(res, now=now, owner=owner):
         click.echo(line)
     r = res.result
     if r is None:

@@ -170,7 +170,7 @@ ASKED = {
 }
 
 
-def describe_ask(res: Any, *, now: str | None = None, for_user: str | None = None) -> list[str]:
+def describe_ask(res: Any, *, now: str | None = None, owner: str | None = None) -> list[str]:
     """What ``ask`` understood and what answered it, in words, with the command that gives the same answer:
     ``asked: a fact's value at a time, or how it changed (router confidence 0.63)`` and ``answered: the
     value of maya · lives_in at 2026-03-31T23:59:59.999999Z (= kgmem as-of maya lives_in --at …)``."""
@@ -193,8 +193,8 @@ def describe_ask(res: Any, *, now: str | None = None, for_user: str | None = Non
             "recall": "the memories that best match the question",
         }[op]
         cmd = [op, res.question, *(["--now", now] if now else [])]
-        if op == "recall" and for_user:
-            cmd += ["--for-user", for_user]
+        if op == "recall" and owner:
+            cmd += ["--user", owner]
     lines = [asked, f"answered: {what} (= kgmem {shlex.join(str(c) for c in cmd)})"]
     if res.note:
         lines.append(f"note: {res.note}")

@@ -30,8 +30,18 @@ def _neo4j_option(fn):
 def _server_options(fn):
     fn = click.option("--pagecache", default=None, help="Page cache size, e.g. 1g [env KGMEM_NEO4J_PAGECACHE; 1g].")(fn)
     fn = click.option("--heap", default=None, help="JVM heap, e.g. 1g [env KGMEM_NEO4J_HEAP; 1g].")(fn)
-    fn = click.option("--http-port", type=int, default=None, help="HTTP/Browser port [env KGMEM_HTTP_PORT; 7474].")(fn)
-    fn = click.option("--bolt-port", type=int, default=None, help="Bolt port [env KGMEM_BOLT_PORT; 7687].")(fn)
+    fn = click.option(
+        "--http-port",
+        type=int,
+        default=None,
+        help="HTTP/Browser port [env KGMEM_HTTP_PORT; default: the port this home last ran on, else 7474].",
+    )(fn)
+    fn = click.option(
+        "--bolt-port",
+        type=int,
+        default=None,
+        help="Bolt port [env KGMEM_BOLT_PORT; default: the port this home last ran on, else 7687].",
+    )(fn)
     return fn
 
 
@@ -41,7 +51,8 @@ def server() -> None:
 
     Data lives under $KGMEM_HOME/neo4j (default ~/.local/share/kgmem/neo4j); the jars are cached in
     $KGMEM_CACHE (default ~/.cache/kgmem). Auth is on with a generated password that kgmem reads
-    itself; `start` prints it for other tools (Neo4j Browser, cypher-shell).
+    itself; `start` prints it for other tools (Neo4j Browser, cypher-shell). The home remembers its ports
+    and password (server.json): every kgmem command without NEO4J_URI uses this home's server.
     """
 
 

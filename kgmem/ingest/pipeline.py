@@ -20,13 +20,13 @@ from typing import Any, Callable, Iterator
 
 from ..config import DEFAULT_BATCH, IN_MEMORY_PAIRS_MAX
 from ..embed import Embedder
-from ..errors import InputError
+from ..errors import InputError, Interrupted
 from ..results import IngestReport
 from ..store import Store
 from ..vocab import Vocabulary
 from .prepare import Preparer, Row
-from .records import Record, parse_record, read_jsonl
-from .writer import BatchResult, link_causes, write_batch
+from .records import PART_TRANSFORM, Record, parse_record, read_jsonl
+from .writer import BatchResult, link_causes, link_derived, write_batch
 
 Progress = Callable[[int, int], None]
 # texts embedded between two progress calls: the bar moves while a batch is embedded, not only when its
@@ -93,6 +93,7 @@ class Ingestor:
         unchanged_ids: list[str] | None = None,
         vectors_out: dict[str, Any] | None = None,
         texts_out: Callable[[list[str]], None] | None = None,
+        user: str | None = None,
     ):
         self.store = store
         self.embedder = embedder
@@ -107,6 +108,8 @@ class Ingestor:
         # called with each batch's record texts before they are embedded: a derived pass may start its
         # per-text work then, beside the embedder (the write path knows nothing of what it does)
         self.texts_out = texts_out
+        # the owner of the records that name none (``kgmem ingest --user``); a record's own ``user`` wins
+        self.user = user
 
     # ------------------------------------------------------------------ phases
 
@@ -114,6 +117,17 @@ class Ingestor:
         self, source: Any, *, tenant: str, progress: Progress | None = None, now: dt.datetime | None = None
     ) -> IngestReport:
         report = IngestReport()
+        self.phase = "read"
+        try:
+            return self._run(source, report, tenant=tenant, progress=progress, now=now)
+        except Interrupted:
+            raise
+        except KeyboardInterrupt:  # Ctrl-C: say what is stored (each batch is one transaction)
+            raise Interrupted(report, self.phase) from None
+
+    def _run(
+        self, source: Any, report: IngestReport, *, tenant: str, progress: Progress | None, now: dt.datetime | None
+    ) -> IngestReport:
         recorded_at = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
         items: list[_Item] = []
         for line, obj in iter_source(source):
@@ -121,6 +135,8 @@ class Ingestor:
             if isinstance(obj, InputError):
                 report.errors.append({"line": line, "error": obj.without_line()})
                 continue
+            if self.user is not None and isinstance(obj, dict) and obj.get("user") is None:
+                obj = {**obj, "user": self.user}
             try:
                 rec = parse_record(obj, line=line, tenant=tenant, now=recorded_at)
             except InputError as e:
@@ -130,6 +146,7 @@ class Ingestor:
 
         fresh = self._select_fresh(tenant, items, report)
         fresh = self._check_causes(tenant, fresh, report)
+        self.phase = "write"
         self._write(tenant, fresh, report, recorded_at, _Progress(progress, len(items), len(items) - len(fresh)))
         report.errors.sort(key=lambda e: (e["line"] is None, e["line"] or 0))
         report.linked = report.edges["caused_by"] + report.edges["next"]
@@ -220,8 +237,10 @@ class Ingestor:
         return out
 
     def _check_causes(self, tenant: str, fresh: list[_Item], report: IngestReport) -> list[_Item]:
-        """Every caused_by id must be in the store or among this input's valid records (same tenant)."""
+        """Every caused_by and part_of id must be in the store or among this input's valid records (same
+        tenant)."""
         wanted = {c for it in fresh for c in it.record.caused_by}
+        wanted |= {it.record.part_of for it in fresh if it.record.part_of is not None}
         input_ids = {it.record.id for it in fresh}
         in_store = set(self._existing(tenant, sorted(wanted - input_ids)))
         ok = list(fresh)
@@ -230,6 +249,7 @@ class Ingestor:
             keep, dropped = [], False
             for it in ok:
                 unknown = [c for c in it.record.caused_by if c not in valid_ids and c not in in_store]
+                whole = it.record.part_of
                 if unknown:
                     report.errors.append(
                         {
@@ -237,6 +257,16 @@ class Ingestor:
                             "error": f"field 'caused_by': unknown id '{unknown[0]}' "
                             f"(not in tenant '{tenant}' nor elsewhere in this input); "
                             "ingest the cause first or fix the id",
+                        }
+                    )
+                    dropped = True
+                elif whole is not None and whole not in valid_ids and whole not in in_store:
+                    report.errors.append(
+                        {
+                            "line": it.line,
+                            "error": f"field 'part_of': unknown id '{whole}' "
+                            f"(not in tenant '{tenant}' nor elsewhere in this input); "
+                            "ingest the memory it is a part of first or fix the id",
                         }
                     )
                     dropped = True
@@ -266,6 +296,18 @@ class Ingestor:
         batch_of = {it.record.id: b for b, batch in enumerate(batches) for it in batch}
         deferred: list[dict] = []
 
+        deferred_parts: list[dict] = []
+
+        def parts_for(b: int, batch: list[_Item]) -> list[dict]:
+            """DERIVED_FROM links of this batch's parts to their whole (later, when the whole is in a later batch)."""
+            now_links: list[dict] = []
+            for it in batch:
+                whole = it.record.part_of
+                if whole is not None:
+                    link = {"id": it.record.id, "source": whole, "transform": PART_TRANSFORM}
+                    (deferred_parts if batch_of.get(whole, -1) > b else now_links).append(link)
+            return now_links
+
         def links_for(b: int, batch: list[_Item]) -> list[dict]:
             now_links: list[dict] = []
             for it in batch:
@@ -280,12 +322,12 @@ class Ingestor:
                     (deferred if batch_of.get(cause, -1) > b else now_links).append(link)
             return now_links
 
-        def prepare(b: int) -> tuple[list[Row], list[dict]]:
+        def prepare(b: int) -> tuple[list[Row], tuple[list[dict], list[dict]]]:
             prepared = preparer.prepare(it.record for it in batches[b])
             for p in prepared.new_predicates:
                 if p not in report.new_predicates:
                     report.new_predicates.append(p)
-            return prepared.rows, links_for(b, batches[b])
+            return prepared.rows, (links_for(b, batches[b]), parts_for(b, batches[b]))
 
         def embed(rows: list[Row], records: int) -> dict:
             # by length, so each chunk pads as little as the whole batch would in one call (the encoder
@@ -310,35 +352,48 @@ class Ingestor:
                     model_id=self.embedder.model_id,
                     rows=rows,
                     vectors=vectors,
-                    causal_links=links,
+                    causal_links=links[0],
+                    part_links=links[1],
                 )
             )
 
         # three stages overlap: normalising batch b+1 (a thread), embedding batch b (here; torch releases
         # the GIL) and writing batch b-1 (a thread, one transaction per batch, in order)
-        with (
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-prepare") as prep_pool,
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-writer") as write_pool,
-        ):
-            next_prep = prep_pool.submit(prepare, 0)
-            pending: tuple | None = None
-            for b in range(len(batches)):
-                rows, links = next_prep.result()
-                progress.add(len(batches[b]))  # normalised
-                if b + 1 < len(batches):
-                    next_prep = prep_pool.submit(prepare, b + 1)
-                if self.texts_out is not None:
-                    self.texts_out([r.text for r in rows if r.origin == "record"])
-                vectors = embed(rows, len(batches[b]))
+        pending: tuple | None = None
+        try:
+            with (
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-prepare") as prep_pool,
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-writer") as write_pool,
+            ):
+                next_prep = prep_pool.submit(prepare, 0)
+                for b in range(len(batches)):
+                    rows, links = next_prep.result()
+                    progress.add(len(batches[b]))  # normalised
+                    if b + 1 < len(batches):
+                        next_prep = prep_pool.submit(prepare, b + 1)
+                    if self.texts_out is not None:
+                        self.texts_out([r.text for r in rows if r.origin == "record"])
+                    vectors = embed(rows, len(batches[b]))
+                    if pending:
+                        done, pending = pending, None
+                        self._collect(done, report, progress)
+                    if self.vectors_out is not None and len(self.vectors_out) < IN_MEMORY_PAIRS_MAX:
+                        self.vectors_out.update((r.id, vectors[r.text]) for r in rows if r.origin == "record")
+                    pending = (write_pool.submit(write, rows, vectors, links), len(batches[b]), rows, tenant)
                 if pending:
-                    self._collect(pending, report, progress)
-                if self.vectors_out is not None and len(self.vectors_out) < IN_MEMORY_PAIRS_MAX:
-                    self.vectors_out.update((r.id, vectors[r.text]) for r in rows if r.origin == "record")
-                pending = (write_pool.submit(write, rows, vectors, links), len(batches[b]), rows, tenant)
-            if pending:
+                    done, pending = pending, None
+                    self._collect(done, report, progress)
+        except KeyboardInterrupt:
+            # leaving the pools waited for the batch being written: when its transaction committed, count it
+            if pending and pending[0].done() and not pending[0].cancelled() and pending[0].exception() is None:
                 self._collect(pending, report, progress)
+            raise
         if deferred:
             report.edges["caused_by"] += self.store.write_tx(lambda tx: link_causes(tx, tenant=tenant, links=deferred))
+        if deferred_parts:
+            report.edges["derived_from"] += self.store.write_tx(
+                lambda tx: link_derived(tx, tenant=tenant, links=deferred_parts)
+            )
 
     @staticmethod
     def _collect(pending, report: IngestReport, progress: _Progress) -> None:
@@ -369,8 +424,10 @@ def ingest(
     unchanged_ids: list[str] | None = None,
     vectors_out: dict[str, Any] | None = None,
     texts_out: Callable[[list[str]], None] | None = None,
+    user: str | None = None,
 ) -> IngestReport:
-    """``unchanged_ids``: a list that receives the ids of records already stored with the same content;
+    """``user``: the owner of the records that name none;
+    ``unchanged_ids``: a list that receives the ids of records already stored with the same content;
     ``vectors_out``: a dict that receives each written record's vector by id (for the derived passes);
     ``texts_out``: called with each batch's record texts before they are embedded (for the derived passes)."""
     return Ingestor(
@@ -383,4 +440,5 @@ def ingest(
         unchanged_ids=unchanged_ids,
         vectors_out=vectors_out,
         texts_out=texts_out,
+        user=user,
     ).run(source, tenant=tenant, progress=progress, now=now)

@@ -28,6 +28,7 @@ from ..validate import (
 )
 
 KINDS = ("episode", "fact", "summary")
+PART_TRANSFORM = "document/v1"  # the DERIVED_FROM edge from a record to the memory it is ``part_of``
 # the one definition of the retention classes (kgmem.derived.retention gives them their TTLs)
 RETENTION_CLASSES = ("permanent", "standard", "short", "ephemeral")
 
@@ -88,6 +89,11 @@ def _field_schemas() -> dict[str, dict[str, Any]]:
             MAX_TENANT,
         ),
         "user": text("A user scope inside the tenant.", MAX_USER),
+        "part_of": text(
+            "The id of the memory this one is a part of (a document's passage: kgmem ingest FILE.md); forgetting that "
+            "memory forgets this one. It must be in the store or in the same input.",
+            MAX_ID,
+        ),
         "retention": {"enum": list(RETENTION_CLASSES), "description": "How long the memory is kept."},
     }
 
@@ -133,6 +139,7 @@ class Record:
     confidence: float | None = None
     user: str | None = None
     retention: str | None = None
+    part_of: str | None = None
     line: int | None = None
 
     @property
@@ -308,6 +315,9 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
     stream = _str(obj, "stream", line, max_len=MAX_STREAM)
     source = _str(obj, "source", line, max_len=MAX_SOURCE)
     user = _str(obj, "user", line, max_len=MAX_USER)
+    part_of = _str(obj, "part_of", line, max_len=MAX_ID)
+    if part_of is not None and part_of == rid:
+        raise InputError("a memory cannot be a part of itself", field="part_of", line=line)
     content = {k: obj.get(k) for k in CONTENT_FIELDS}
     content["text"] = text
     content["tenant"] = tenant
@@ -331,6 +341,7 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
         confidence=confidence,
         user=user,
         retention=retention,
+        part_of=part_of,
         line=line,
     )
 
@@ -381,6 +392,13 @@ def parse_line(raw: str | bytes, n: int) -> Any | InputError | None:
             fix="give each field once",
         )
     except json.JSONDecodeError as e:
+        if raw.lstrip().startswith("["):  # a pretty-printed JSON array read as JSONL: say so once, at its start
+            return InputError(
+                "starts a JSON array spread over several lines, not a JSONL record",
+                line=n,
+                fix="ingest the file as JSON: kgmem ingest FILE --format json (a file that starts with [ is read "
+                "so unless --format jsonl is given), or write one object a line",
+            )
         return InputError(
             f"not valid JSON ({e.msg} at column {e.colno})", line=n, fix="each line must be one complete JSON object"
         )

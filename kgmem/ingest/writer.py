@@ -51,8 +51,10 @@ def write_batch(
     rows: Sequence[Row],
     vectors: Mapping[str, np.ndarray],
     causal_links: Sequence[dict],
+    part_links: Sequence[dict] = (),
 ) -> BatchResult:
-    """Write rows, lineage, entities and causal links, then rebuild the touched slot and stream chains."""
+    """Write rows, lineage (compiled facts to their episode, parts to their whole: ``part_links``), entities and
+    causal links, then rebuild the touched slot and stream chains."""
     res = BatchResult()
     if rows:
         out = tx.run(
@@ -64,8 +66,9 @@ def write_batch(
         )
         res.written = out[0]["written"]
     derived = [{"id": r.id, "source": r.derived_from, "transform": r.transform} for r in rows if r.derived_from]
+    derived += list(part_links)
     if derived:
-        res.edges["derived_from"] = tx.run("ingest/link_derived", tenant=tenant, links=derived)[0]["created"]
+        res.edges["derived_from"] = link_derived(tx, tenant=tenant, links=derived)
     ents = entity_rows(rows)
     if ents:
         linked = tx.run("ingest/link_entities", tenant=tenant, recorded_at=recorded_at, entities=ents)[0]
@@ -89,3 +92,10 @@ def link_causes(tx: Tx, *, tenant: str, links: Sequence[dict]) -> int:
     if not links:
         return 0
     return tx.run("ingest/link_causes", tenant=tenant, links=list(links))[0]["created"]
+
+
+def link_derived(tx: Tx, *, tenant: str, links: Sequence[dict]) -> int:
+    """DERIVED_FROM {transform} edges (id → source), merged: a repeat creates nothing."""
+    if not links:
+        return 0
+    return tx.run("ingest/link_derived", tenant=tenant, links=list(links))[0]["created"]

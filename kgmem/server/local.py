@@ -460,6 +460,7 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
         return {**status(settings), "already_running": True}
 
     t0 = time.monotonic()
+    settings = _recorded_ports(settings, state)  # a home keeps the ports it last ran on unless asked for others
     for name, port in (("Bolt", settings.bolt_port), ("HTTP", settings.http_port)):
         if not _port_free(port):
             flag = "--bolt-port" if name == "Bolt" else "--http-port"
@@ -564,6 +565,24 @@ def _home_version(settings: ServerSettings, state: dict | None) -> ServerSetting
     )
 
 
+def _recorded_ports(settings: ServerSettings, state: dict) -> ServerSettings:
+    """``settings`` with this home's recorded ports (its ``server.json``: the ports it last ran on) for the ports
+    not asked for (option or ``KGMEM_*_PORT``): a home started on 7730 starts there again, and says so when
+    stopped."""
+    if state.get("home") != str(settings.home):
+        return settings
+    bolt, http = state.get("bolt_port"), state.get("http_port")
+    return dataclasses.replace(
+        settings,
+        bolt_port=int(bolt)
+        if isinstance(bolt, int) and "bolt_port" not in settings.explicit_ports
+        else settings.bolt_port,
+        http_port=int(http)
+        if isinstance(http, int) and "http_port" not in settings.explicit_ports
+        else settings.http_port,
+    )
+
+
 def _running_settings(settings: ServerSettings, state: dict, pid: int) -> ServerSettings:
     """The settings of the server of this home that already runs (pid ``pid``): its ports come from its state
     file. Ports asked for explicitly that differ from them are an error at once (one server per home)."""
@@ -655,8 +674,11 @@ def status(settings: ServerSettings | None = None) -> dict:
     settings = settings or ServerSettings.from_env()
     state = _read_state()
     pid = running_pid(settings)
-    bolt = state.get("bolt_port", settings.bolt_port) if pid else settings.bolt_port
-    http = state.get("http_port", settings.http_port) if pid else settings.http_port
+    if pid:  # the running server's ports, whatever was asked
+        bolt, http = state.get("bolt_port", settings.bolt_port), state.get("http_port", settings.http_port)
+    else:  # the ports a start would use: asked for, else the ones this home last ran on, else the defaults
+        recorded = _recorded_ports(settings, state)
+        bolt, http = recorded.bolt_port, recorded.http_port
     ours = state.get("home") == str(settings.home) and (settings.data_dir / "databases").exists()
     version = (state.get("version") if ours else None) or settings.neo4j  # a home's data keeps its version
     return {

@@ -35,6 +35,55 @@ _UNREACHABLE_FIX = (
     "start the local server with `kgmem server start`, or set NEO4J_URI (and NEO4J_USERNAME/NEO4J_PASSWORD) "
     "to a running Neo4j (2026.x or 5.26)"
 )
+_POINT_AT_ONE = (
+    "set NEO4J_URI, NEO4J_USERNAME and NEO4J_PASSWORD (or --uri, -u, -p) to a running Neo4j (2026.x or 5.26)"
+)
+
+
+def _where(conn: Connection) -> str:
+    """The server a connection tried, and why that one: the local server of which home, NEO4J_URI, --uri, or
+    the default address because nothing was configured."""
+    from ..config import kgmem_home
+
+    if conn.origin == "local-server":
+        return f"the local server of {kgmem_home()} at {conn.uri}"
+    if conn.origin == "default":
+        return f"{conn.uri} (no NEO4J_URI is set and {kgmem_home()} has no local server of its own)"
+    if conn.origin == "environment":
+        return f"{conn.uri} (NEO4J_URI)"
+    return conn.uri
+
+
+def _unreachable_fix(conn: Connection) -> str:
+    from ..config import kgmem_home
+
+    if conn.origin == "local-server":
+        return f"start it with `kgmem server start` (KGMEM_HOME={kgmem_home()}), or {_POINT_AT_ONE}"
+    if conn.origin == "default":
+        return f"start kgmem's own server with `kgmem server start`, or {_POINT_AT_ONE}"
+    return _UNREACHABLE_FIX
+
+
+def _auth_message(conn: Connection, detail: str) -> tuple[str, str]:
+    """What a refused login says: for the default address without a login, that kgmem found no server of its
+    own there (the server answering is someone else's), not the driver's 'missing key credentials'."""
+    if conn.origin == "default" and conn.password is None:
+        return (
+            f"a Neo4j answers at {_where(conn)} but kgmem has no password for it",
+            "set NEO4J_URI, NEO4J_USERNAME and NEO4J_PASSWORD (or --uri, -u, -p) for that server, or start kgmem's "
+            "own server on other ports: `kgmem server start --bolt-port 7688 --http-port 7475`",
+        )
+    if conn.origin == "local-server":
+        return (
+            f"{_where(conn)} refused the login its home recorded ({detail})",
+            "if another server now runs on that port, stop it or move this home's server "
+            "(`kgmem server stop`, then `kgmem server start --bolt-port N`); or set NEO4J_URI/NEO4J_PASSWORD",
+        )
+    return (
+        f"Neo4j at {_where(conn)} refused the credentials: {detail}",
+        "set NEO4J_PASSWORD (and NEO4J_USERNAME, default neo4j) or -p/--password (and -u/--username) to the right "
+        "ones; the local server's are printed by `kgmem server start`",
+    )
 
 
 _UTC = _dt.timezone.utc
@@ -108,21 +157,21 @@ def _record_dict(record: neo4j.Record) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def mapped_errors(uri: str) -> Iterator[None]:
-    """Translate driver exceptions into kgmem errors (the single mapping point)."""
+def mapped_errors(target: str | Connection) -> Iterator[None]:
+    """Translate driver exceptions into kgmem errors (the single mapping point). ``target``: the connection (its
+    origin words the messages: which server was tried and how to point at one), or a bare URI."""
+    conn = Connection(target, None, None) if isinstance(target, str) else target
+    uri, fix = _where(conn), _unreachable_fix(conn)
     try:
         yield
     except KgmemError:
         raise
     except nx.AuthError as e:
         # the database answered: the credentials are bad input (exit 1), not an unreachable database (3)
-        raise InputError(
-            f"Neo4j at {uri} refused the credentials: {e.message}",
-            fix="set NEO4J_PASSWORD (and NEO4J_USERNAME, default neo4j) or --password/--user to the right ones; "
-            "the local server's are printed by `kgmem server start`",
-        ) from e
+        message, auth_fix = _auth_message(conn, e.message or str(e))
+        raise InputError(message, fix=auth_fix) from e
     except (nx.ServiceUnavailable, nx.SessionExpired) as e:
-        raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}", fix=_UNREACHABLE_FIX) from e
+        raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}", fix=fix) from e
     except nx.ConstraintError as e:
         raise InputError(f"the database rejected the write: {e.message}") from e
     except nx.ClientError as e:
@@ -143,8 +192,8 @@ def mapped_errors(uri: str) -> Iterator[None]:
         raise DatabaseError(f"Neo4j error {e.code}: {e.message}") from e
     except (nx.DriverError, OSError) as e:
         if isinstance(e, nx.ConfigurationError):
-            raise DatabaseUnavailable(f"bad Neo4j connection settings for {uri}: {e}", fix=_UNREACHABLE_FIX) from e
-        raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}: {e}", fix=_UNREACHABLE_FIX) from e
+            raise DatabaseUnavailable(f"bad Neo4j connection settings for {uri}: {e}", fix=fix) from e
+        raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}: {e}", fix=fix) from e
 
 
 TRANSIENT_ROUNDS = 4  # rounds of the driver's own retries (max_transaction_retry_time each) on a transient error
@@ -208,7 +257,7 @@ class Store:
     def __init__(self, connection: Connection, *, max_pool: int = 16, connection_timeout: float = 10):
         self.connection = connection
         self.database = connection.database
-        with mapped_errors(connection.uri):
+        with mapped_errors(connection):
             self._driver = GraphDatabase.driver(
                 connection.uri,
                 auth=connection.auth,
@@ -265,7 +314,7 @@ class Store:
         self, name: str, params: dict[str, Any], routing: RoutingControl, *, resolve: bool = True
     ) -> list[dict[str, Any]]:
         q = _checked(self.resolve(name) if resolve else name, params)
-        with mapped_errors(self.connection.uri), step(_waiting(q.name)):
+        with mapped_errors(self.connection), step(_waiting(q.name)):
             if routing == RoutingControl.READ:
                 records = _transient_retry(lambda: self._auto_read(q.text, to_params(params)))
             else:
@@ -299,12 +348,12 @@ class Store:
             with self._driver.session(database=self.database) as s:
                 return s.execute_write(lambda tx: fn(Tx(tx, self.resolve)))
 
-        with mapped_errors(self.connection.uri):
+        with mapped_errors(self.connection):
             return _transient_retry(once)
 
     def read_tx(self, fn: Callable[[Tx], T]) -> T:
         with (
-            mapped_errors(self.connection.uri),
+            mapped_errors(self.connection),
             self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as s,
         ):
             return s.execute_read(lambda tx: fn(Tx(tx, self.resolve)))
@@ -312,7 +361,7 @@ class Store:
     def run_raw(self, name: str, params: dict[str, Any], *, write: bool) -> list[dict[str, Any]]:
         """Run a named statement with exactly ``params`` (used by ``kgmem cypher --run`` and the file tests)."""
         q = cypher.load(name)
-        with mapped_errors(self.connection.uri):
+        with mapped_errors(self.connection):
             result = self._driver.execute_query(
                 q.text,
                 to_params(params),
@@ -324,7 +373,7 @@ class Store:
     def dry_run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         """Run a named statement with exactly ``params`` inside a transaction that is rolled back."""
         q = cypher.load(name)
-        with mapped_errors(self.connection.uri), self._driver.session(database=self.database) as s:
+        with mapped_errors(self.connection), self._driver.session(database=self.database) as s:
             tx = s.begin_transaction()
             try:
                 return [_record_dict(r) for r in tx.run(q.text, to_params(params))]
@@ -334,7 +383,7 @@ class Store:
     def explain(self, name: str, params: dict[str, Any]) -> dict[str, Any]:
         """The plan Neo4j would use for a named statement, or the variant this server runs (EXPLAIN: nothing runs)."""
         q = cypher.load(self.resolve(name))
-        with mapped_errors(self.connection.uri):
+        with mapped_errors(self.connection):
             result = self._driver.execute_query("EXPLAIN " + q.text, to_params(params), database_=self.database)
         return result.summary.plan or {}
 
@@ -342,7 +391,7 @@ class Store:
         """Schema statements must run outside an explicit transaction."""
         q = _checked(self.resolve(statement_), params)
         with (
-            mapped_errors(self.connection.uri),
+            mapped_errors(self.connection),
             step(_waiting(q.name)),
             self._driver.session(database=self.database) as s,
         ):
@@ -351,7 +400,7 @@ class Store:
     def evaluate(self, expressions: dict[str, str]) -> dict[str, Any]:
         """Evaluate ``:param`` expressions the way Neo4j Browser does (``RETURN expr``), in order."""
         out: dict[str, Any] = {}
-        with mapped_errors(self.connection.uri):
+        with mapped_errors(self.connection):
             for key, expr in expressions.items():
                 rec = self._driver.execute_query(
                     "RETURN " + expr + " AS value", out, routing_=RoutingControl.READ, database_=self.database
@@ -368,7 +417,7 @@ class Store:
         db.set_connection(driver=self._driver)
 
     def verify(self) -> dict[str, Any]:
-        with mapped_errors(self.connection.uri):
+        with mapped_errors(self.connection):
             self._driver.verify_connectivity()
             info = self._driver.get_server_info()
         return {

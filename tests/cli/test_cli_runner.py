@@ -58,7 +58,7 @@ def kg(neo4j_connection, tenant):
             argv += [
                 "--uri",
                 uri_ or uri,
-                "--user",
+                "--username",
                 user or "neo4j",
                 "--password",
                 password_ if password_ is not None else (password or ""),

@@ -26,6 +26,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 TOOLS = {
     "remember",
     "ingest",
+    "ingest_document",
     "recall",
     "why",
     "now",
@@ -179,6 +180,14 @@ def test_stdio_every_tool(cli_env: dict, tenant: str) -> None:
         assert "m-phone" in gone["forgotten"], gone
         missing = _error(await client.call_tool("forget", {"id": "m-phone"}))
         assert "m-phone" in missing and "Fix:" in missing, missing
+
+        # a whole document: its memory and its passages; forgetting the document forgets them
+        text = "# House\n\nThe boiler is serviced every May by Carlos, who also checks the chimney.\n"
+        doc = _ok(await client.call_tool("ingest_document", {"text": text, "name": "house.md"}))
+        check(doc, shapes.INGEST)
+        assert doc["created"] == 2 and not doc["errors"] and doc["file"]["parts"] == 1, doc
+        gone = _ok(await client.call_tool("forget", {"id": doc["file"]["id"]}))
+        assert sorted(gone["forgotten"]) == sorted([doc["file"]["id"], doc["file"]["id"] + "#p0001"]), gone
 
     _session(_params(cli_env, tenant), body)
 
