@@ -89,7 +89,12 @@ SlotObject = Annotated[
     ),
 ]
 When = Annotated[str, Field(description=f"The time to ask about ({TIME}).")]
-Since = Annotated[str, Field(description=f"List what took effect or was recorded since this time ({TIME}).")]
+Since = Annotated[
+    str,
+    Field(
+        description=f'List what took effect since this time ({TIME}), or a phrase such as "April 15" or "last week".'
+    ),
+]
 Limit = Annotated[
     int, Field(description=f"At most this many versions, 1 to {MAX_CHANGES} (default {DEFAULT_CHANGES}).")
 ]

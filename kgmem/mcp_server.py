@@ -94,7 +94,7 @@ TOOLS = (
 INSTRUCTIONS = (
     "kgmem: a knowledge-graph memory. Store with remember/ingest (ingest_document for a whole document); read with recall (hybrid search that may "
     "abstain), why (causes of something remembered), now/as_of/history (a fact's value now, at a time, over "
-    "time; an empty answer carries a hint), changes (fact versions since a time), timeline (what happened "
+    "time; an empty answer carries a hint), changes (what changed since a time), timeline (what happened "
     "around a memory), ask (plain-words question routed to the right one); vocabulary lists the predicates "
     "facts are stored under. Times are RFC 3339 or dates (2026-03-01). The tenant is fixed by the server: "
     "tenant '{tenant}'."
@@ -282,7 +282,8 @@ def build_server(
 
     @tool(READ)
     def changes(since: Since, limit: Limit = DEFAULT_CHANGES) -> dict[str, Any]:
-        """Fact versions that took effect or were recorded since a time, newest first."""
+        """What changed since a time (RFC 3339, a date, or a phrase like "April 15"), in valid time, newest
+        first: fact versions that took effect and memories that retired an earlier one."""
         return holder.call(lambda mg: {"since": since, "changes": mg.changes(since, limit=limit)})
 
     @tool(READ)

@@ -202,6 +202,9 @@ class SlotAnswer:
     retired_by: list[dict[str, Any]] = field(default_factory=list)
     # when nothing held: why it may be so (an empty tenant, a predicate outside the vocabulary), else None
     hint: str | None = None
+    # when nothing held: the memory recall answers the slot's question with, confidently ({id, text, at,
+    # confidence}); the slot holds no fact, but a memory may say it in words
+    evidence: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         d = {
@@ -215,6 +218,7 @@ class SlotAnswer:
         if self.known_at is not None:
             d["known_at"] = iso(self.known_at)
         d["hint"] = self.hint
+        d["evidence"] = [{**e, "at": iso(e.get("at"))} for e in self.evidence]
         return d
 
 
@@ -225,6 +229,7 @@ class History:
     object: str | None
     versions: list[Fact]
     hint: str | None = None  # when there is no version: why it may be so (as SlotAnswer.hint)
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # as SlotAnswer.evidence
 
     def to_dict(self) -> dict:
         return {
@@ -233,6 +238,7 @@ class History:
             **({"object": self.object} if self.object is not None else {}),
             "versions": [{**v.to_dict(), "current": v.current} for v in self.versions],
             "hint": self.hint,
+            "evidence": [{**e, "at": iso(e.get("at"))} for e in self.evidence],
         }
 
 

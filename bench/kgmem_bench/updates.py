@@ -473,14 +473,15 @@ def held_out_models(cases: list[dict], folds: int = 5, dataset: str | None = Non
         return {}, f"the shipped model (its training rows hold no {dataset} case: held out as a whole)"
     for r in rows:
         r["x"] = dict(zip(data["features"], r["x"]))
-    evaluated = sorted({c["key"] for c in cases} & {r["case"] for r in rows})
+    named = {sf.case_name(dataset, c["key"]): c["key"] for c in cases}
+    evaluated = sorted(set(named) & {r["case"] for r in rows if dataset is None or r.get("dataset") == dataset})
     c_value = float(shipped.held_out.get("C", 0.03))
     out: dict[str, Any] = {}
     for _train, test in sf.split(evaluated, folds):
         model = sf.fit(
             [r for r in rows if r["case"] not in test], c_value, shipped.threshold, chain_weight=shipped.chain_weight
         )
-        out.update(dict.fromkeys(test, model))
+        out.update(dict.fromkeys((named[t] for t in test), model))
     return out, f"refitted without each case's fold ({folds} grouped folds, C={c_value}, threshold {shipped.threshold})"
 
 

@@ -21,7 +21,33 @@ from .base import GraphBase
 if TYPE_CHECKING:
     import numpy as np
 
+    from ..results import Recall
+
 _Answer = TypeVar("_Answer", SlotAnswer, History)
+
+
+def since_time(since: Any, now: Any = None) -> Any:
+    """``since`` as a time: an RFC 3339 time or a date as written, else a time phrase ("April 15", "last
+    week") read from ``now`` (the current time unless given) as the start of what it names."""
+    import datetime as dt
+
+    if since is None or (isinstance(since, str) and not since.strip()):
+        raise InputError("is required", field="since", fix='give a time like "2026-03-01" or "April 15"')
+    try:
+        return optional_time(since, "since")
+    except InputError:
+        if not isinstance(since, str):
+            raise
+    from ..query.timeparse import parse_time_filter
+
+    found = parse_time_filter(f"since {since.strip()}", now or dt.datetime.now(dt.timezone.utc))
+    if found is None or found.start is None:
+        raise InputError(
+            f"'{since[:80]}' is neither a time nor a time phrase kgmem reads",
+            field="since",
+            fix='give a time like "2026-03-01", or a phrase like "April 15" or "last week"',
+        ) from None
+    return found.start
 
 
 class Facts(GraphBase):
@@ -88,7 +114,21 @@ class Facts(GraphBase):
         empty = answer.value is None if isinstance(answer, SlotAnswer) else not answer.versions
         if empty:
             answer.hint = self._empty_slot_hint(answer.predicate)
+            if self.empty_tenant_hint() is None:
+                self._evidence(answer)
         return answer
+
+    def _evidence(self, answer: SlotAnswer | History) -> None:
+        """An empty slot's question asked of recall ("maya lives in", as of the answer's time): the memory it
+        answers with confidently becomes the answer's ``evidence``, and the hint points to it."""
+        phrase = f"{answer.subject} {answer.predicate.replace('_', ' ')} {answer.object or ''}".strip()
+        found = self.recall(phrase, k=1, at=getattr(answer, "at", None))
+        if found.abstained or not found.hits:
+            return
+        hit = found.hits[0]
+        answer.evidence = [{"id": hit.id, "text": hit.text, "at": hit.at, "confidence": found.confidence}]
+        said = f"no fact is recorded in this slot, but memory '{hit.id}' may say it: \"{hit.text[:120]}\""
+        answer.hint = f"{answer.hint}; {said}" if answer.hint else said
 
     def _empty_slot_hint(self, predicate: str) -> str | None:
         """Why a slot may have answered nothing: an empty tenant, or a predicate outside the vocabulary (with the
@@ -110,6 +150,10 @@ class Facts(GraphBase):
             hints.append(f"predicate '{predicate}' is not in the vocabulary{guess}")
         return "; ".join(hints) or None
 
+    if TYPE_CHECKING:  # provided by Reading (kgmem.api.reading); declared for the type checker only
+
+        def recall(self, query: str, k: int = ..., at: Any = None) -> Recall: ...
+
     def predicates(self, match: str | None = None) -> dict[str, Any]:
         """The controlled vocabulary facts are stored under (the packaged one, extended by ``KGMEM_VOCABULARY``):
         ``{"version", "predicates": {name: {"aliases", "cardinality", "description"[, "negative_aliases"]}}}``,
@@ -127,11 +171,11 @@ class Facts(GraphBase):
 
         return {**doc, "predicates": {k: v for k, v in doc["predicates"].items() if hit(k, v)}}
 
-    def changes(self, since: Any, *, limit: int = DEFAULT_CHANGES) -> list[dict[str, Any]]:
-        """Fact versions that took effect or were recorded since ``since``, newest first."""
+    def changes(self, since: Any, *, limit: int = DEFAULT_CHANGES, now: Any = None) -> list[dict[str, Any]]:
+        """What changed since ``since`` in valid time, newest first: fact versions that took effect then
+        (``kind: "fact"``) and memories that retired an earlier one (``kind: "memory"``). ``since`` is a time
+        (RFC 3339, a date) or a time phrase measured from ``now`` ("April 15", "last week", "3 days ago")."""
         check_int(limit, field="limit", lo=1, hi=MAX_CHANGES, what="changes")
-        when = optional_time(since, "since")
-        if when is None:
-            raise InputError("is required", field="since", fix='give a time like "2026-03-01"')
+        when = since_time(since, optional_time(now, "now"))
         self._ready(model=False)
         return _slots.changes(self.store, self.tenant, when, limit)

@@ -281,7 +281,10 @@ def _bench_runner():
     found = _bench_dir()
     if found is not None:
         sys.path.insert(0, str(found))
-        return load()
+        try:
+            return load()
+        except ModuleNotFoundError:
+            pass
     raise NotAvailable("the benchmarks are not part of an installed kgmem", fix=_BENCH_FIX)
 
 

@@ -536,13 +536,14 @@ def history(subject, predicate, object, known_at, uri, username, password, datab
 
 
 @click.command("changes")
-@click.option("--since", required=True, help="Time (RFC 3339 or a date).")
+@click.option("--since", required=True, help='Time (RFC 3339 or a date) or a phrase ("April 15", "last week").')
 @click.option("--limit", default=DEFAULT_CHANGES, show_default=True, help="At most this many.")
 @connection_options
 @json_option
 @handle_errors
 def changes(since, limit, uri, username, password, database, tenant, as_json) -> None:
-    """What changed in the tenant since a time: fact versions that took effect or were recorded."""
+    """What changed in the tenant since a time, in valid time: fact versions that took effect, and memories
+    that retired an earlier one."""
     with open_graph(uri, username, password, database, tenant) as mg:
         rows = mg.changes(since, limit=limit)
     if as_json:

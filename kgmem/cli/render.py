@@ -139,6 +139,9 @@ def print_changes(rows: list[dict]) -> None:
         t.add_column(col)
     for r in rows:
         prev = r.get("previous")
+        if r.get("kind") == "memory":  # a note that retired an earlier one: its words, and what it replaced
+            t.add_row(_short(r["at"]), "", "", prev["text"][:60] if prev else "—", r["text"][:60], r["id"])
+            continue
         t.add_row(
             _short(r["at"]),
             r["subject"],

@@ -51,16 +51,14 @@ from .change_cues import (
 
 TRANSFORM_VERSION = "supersession/v2"  # v2: vetoes (two people, a question, tentative) and rules beside the model
 MODEL_FILE = "supersession.json"
-NEIGHBOURS = 8  # nearest records each memory is paired with
+PAIR_FLOOR = 0.3  # the least cosine of two records the pass pairs: every more alike pair of one user is scored
+NEIGHBOURS = 24  # at most this many of a memory's neighbours (the floor, not this cap, should decide)
 FETCH = 200  # index rows read per memory on 5.26 (no in-index tenant filter) to keep NEIGHBOURS of the tenant
-FETCH_FILTERED = 4 * NEIGHBOURS  # on 2026.x the index filters by tenant: a few spare rows for non-record memories
+FETCH_FILTERED = 2 * NEIGHBOURS  # on 2026.x the index filters by tenant: spare rows for non-record memories
 BATCH = 500  # memories per neighbour statement
 
 FEATURES = (
     "cosine",
-    "rank_of_older",
-    "rank_of_newer",
-    "mutual_nearest",
     "stop",
     "switch",
     "correction",
@@ -96,6 +94,7 @@ FEATURES = (
     "older_other_person",
     "tentative",
     "older_dated_event",
+    "other_entity",
 )
 
 
@@ -117,8 +116,6 @@ class Pair:
     newer: Side
     older: Side
     cosine: float  # between the two memories' vectors
-    rank_of_older: int = 1  # the older's place among the newer's earlier candidates, by cosine (1 = nearest)
-    rank_of_newer: int = 1  # the newer's place among the older's later candidates
 
 
 def other_speakers(newer: str, older: str, newer_subject: str | None, older_subject: str | None) -> bool:
@@ -178,9 +175,6 @@ def _cheap_values(pair: Pair) -> list[float]:
     shared_values = nc.values & oc.values
     return [  # in the order of CHEAP (that of FEATURES)
         pair.cosine,  # cosine
-        1.0 / max(1, pair.rank_of_older),  # rank_of_older
-        1.0 / max(1, pair.rank_of_newer),  # rank_of_newer
-        1.0 if pair.rank_of_older == 1 and pair.rank_of_newer == 1 else 0.0,  # mutual_nearest
         float(min(nc.stop, 2)),  # stop
         float(min(nc.switch, 3)),  # switch
         float(min(nc.correction, 2)),  # correction
@@ -211,7 +205,48 @@ def _cheap_values(pair: Pair) -> list[float]:
         float(min(nc.tentative, 2)),  # tentative
         # older_dated_event: a dated report of something that happened, stating no change of its own
         1.0 if oc.stop + oc.switch + oc.correction == 0 and dated_past(o.text, o.at) else 0.0,
+        1.0 if other_entity(n.text, o.text) else 0.0,  # other_entity
     ]
+
+
+_PROPER = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[A-Z][a-z]+)*(?=['’]s\b|(?![\w'’]))")
+_FRAME_WORD = re.compile(r"[a-z][a-z']+")
+FRAME_OVERLAP = 0.3  # the share of the older's other words the newer repeats for the two to say the same thing
+
+
+@lru_cache(maxsize=65536)
+def _names_and_frame(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The capitalised names a text uses outside the start of a sentence or line, and its other words."""
+    names = set()
+    for m in _PROPER.finditer(text):
+        before = text[: m.start()].rstrip()
+        if before and before[-1] not in ".!?:\n" and m.group(0).lower() not in _NOT_NAMES:
+            names.add(m.group(0).casefold())
+    frame = frozenset(w for w in _FRAME_WORD.findall(text.lower()) if w not in names and len(w) > 2)
+    return frozenset(names), frame
+
+
+_NOT_NAMES = frozenset(
+    "i the a an my our we you he she they it this that these those monday tuesday wednesday thursday friday "
+    "saturday sunday january february march april may june july august september october november december".split()
+)
+
+
+def other_entity(newer: str, older: str) -> bool:
+    """Whether the two say the same kind of thing about different named entities: each names someone or
+    something the other does not, they share no name, and the newer repeats much of the older's other words
+    ("Customer Acme's contract renews on March 31, discount 12 %" / "Customer Globex's contract now renews on
+    June 30, discount 5 %"). A statement about one customer never retires another's."""
+    nn, nf = _names_and_frame(newer)
+    on, of = _names_and_frame(older)
+    if not nn or not on or nn & _tokens(older) or on & _tokens(newer):
+        return False  # a name of either is in the other's words (at the start of a sentence, say): the same one
+    return len(nf & of) / max(1, len(of)) >= FRAME_OVERLAP
+
+
+@lru_cache(maxsize=65536)
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(w.casefold() for w in re.findall(r"[^\W\d_]+", text))
 
 
 # the features :func:`cheap_features` leaves out, each with the most it can be for a pair (given its cheap
@@ -279,7 +314,7 @@ def decide(
     a correction that negates a word of the older ("correction: the 21st, not the 14th"), or the implications
     table (a diet, sobriety, a sale: :data:`~kgmem.derived.change_cues.IMPLICATIONS`) when the newer is no
     temporary arrangement and the older is not about someone else."""
-    if values.get("someone_else") or values.get("question") or values.get("tentative"):
+    if values.get("someone_else") or values.get("question") or values.get("tentative") or values.get("other_entity"):
         return None
     if values.get("older_dated_event") and not values.get("correction"):
         return None
@@ -437,12 +472,18 @@ def newest_outside(store: Store, tenant: str, ids: Sequence[str]) -> dt.datetime
 
 
 def _near_by_index(store: Store, tenant: str, search: Sequence[str], k: int) -> dict[str, list[tuple[str, float]]]:
-    """Each memory's ``k`` nearest records of the tenant by the vector index (normalised scores)."""
+    """Each memory's records of the tenant (and user) at least :data:`PAIR_FLOOR` alike, at most ``k``, by the
+    vector index (normalised scores)."""
     near_of: dict[str, list[tuple[str, float]]] = {}
-    fetch = max(FETCH_FILTERED, 4 * k) if store.server_info().filtered_vector_search else FETCH
+    fetch = max(FETCH_FILTERED, 2 * k) if store.server_info().filtered_vector_search else FETCH
     for i in range(0, len(search), BATCH):
         for row in store.read(
-            "derived/supersession_neighbors", tenant=tenant, ids=list(search[i : i + BATCH]), k=k, fetch=fetch
+            "derived/supersession_neighbors",
+            tenant=tenant,
+            ids=list(search[i : i + BATCH]),
+            k=k,
+            fetch=fetch,
+            floor=(1.0 + PAIR_FLOOR) / 2.0,
         ):
             near_of[row["id"]] = [(n["id"], n["score"]) for n in row["near"]]
     return near_of
@@ -505,8 +546,9 @@ def _near_in_memory(
             order = np.lexsort((top, -cos), axis=1)  # the index's order: score descending, then id (members sorted)
             top = np.take_along_axis(top, order, axis=1)
             score = (1.0 + np.take_along_axis(cos, order, axis=1).astype(np.float64)) / 2.0
+            floor = (1.0 + PAIR_FLOOR) / 2.0
             for r, cols, scores in zip(chunk, top.tolist(), score.tolist()):
-                near_of[members[r]] = [(members[c], sc) for c, sc in zip(cols, scores) if c != r]
+                near_of[members[r]] = [(members[c], sc) for c, sc in zip(cols, scores) if c != r and sc >= floor]
     return near_of
 
 
@@ -519,9 +561,11 @@ def candidate_pairs(
     vectors: Mapping[str, Any] | None = None,
     cues_of: Mapping[str, Cues] | None = None,
 ) -> list[Pair]:
-    """The (newer, older) pairs the pass scores for the records ``ids``: each memory that could state a change
-    (or that is older than a record already stored) with its ``k`` nearest records; the newer side of a pair
-    must be able to state a change. Each pair once, at the better of its ranks.
+    """The (newer, older) pairs the pass scores for the records ``ids``: each with the records of the same user
+    at least :data:`PAIR_FLOOR` alike (at most ``k``), the newer side of a pair able to state a change. Each pair
+    once. What a pair is scored with depends on its two memories only, and every pair at least that alike is
+    scored when its later-arriving member arrives: any arrival order, batch split or re-run gives the same links
+    (as long as no memory has more than ``k`` such neighbours).
 
     When the tenant holds no record outside ``ids`` (a first load, a rebuild), the neighbours are found among
     ``ids`` by a matrix product over their vectors (``vectors``, {id: vector}, from the write; else read), which
@@ -530,7 +574,7 @@ def candidate_pairs(
     is near. ``cues_of`` ({text: cues}) spares working out the cues of the texts it holds."""
     sides = _read_sides(store, tenant, ids, cues_of)
     latest = newest_outside(store, tenant, ids)
-    search = [i for i, side in sides.items() if side.cues.changes or (latest is not None and side.at < latest)]
+    search = sorted(sides)  # a new record may retire an older one or be retired by a newer one already stored
     if latest is None and len(sides) <= IN_MEMORY_PAIRS_MAX:
         near_of = _near_in_memory(store, tenant, sides, search, k, vectors)
     else:
@@ -552,16 +596,8 @@ def candidate_pairs(
 
 
 def ranked_pairs(found: dict[tuple[str, str], tuple[Side, Side, float]]) -> list[Pair]:
-    """Pairs with each side's place among the other's candidates of its direction in time (pure)."""
-    earlier: dict[str, list[tuple[float, str]]] = {}
-    later: dict[str, list[tuple[float, str]]] = {}
-    for (n, o), (_, _, sim) in found.items():
-        earlier.setdefault(n, []).append((-sim, o))
-        later.setdefault(o, []).append((-sim, n))
-    rank_e = {n: {m: i + 1 for i, (_, m) in enumerate(sorted(v))} for n, v in earlier.items()}
-    rank_l = {o: {m: i + 1 for i, (_, m) in enumerate(sorted(v))} for o, v in later.items()}
-    out = [Pair(newer, older, sim, rank_e[n][o], rank_l[o][n]) for (n, o), (newer, older, sim) in sorted(found.items())]
-    return out
+    """The pairs in a stable order (pure)."""
+    return [Pair(newer, older, sim) for (_n, _o), (newer, older, sim) in sorted(found.items())]
 
 
 def score(pairs: Sequence[Pair], model: PairModel) -> list[dict[str, Any]]:

@@ -184,38 +184,89 @@ class Answering(Protocol):
 
     def why(self, query: str, *, now: Any = None) -> Any: ...
 
-    def recall(self, query: str, *, now: Any = None, user: str | None = None) -> Any: ...
+    def recall(self, query: str, *, at: Any = None, now: Any = None, user: str | None = None) -> Any: ...
 
 
 def answer(graph: Answering, question: str, *, now: dt.datetime | None = None, user: str | None = None) -> AskResult:
     """Route ``question`` with the shipped router and answer it with the operation of its intent: a slot
     question → ``now`` (a time in it → ``as_of`` at the end of that period), a history question → ``history``,
-    ``why`` → ``why``, anything else about memories → ``recall``; ``none`` answers nothing. A slot question
-    whose slot cannot be named falls back to recall, and says so."""
+    ``why`` → ``why``, anything else about memories → ``recall`` (as of the end of a past period the question
+    names: "back around Feb 10, when was it due?"); ``none`` answers nothing. A slot question whose slot cannot
+    be named falls back to recall, and says so. Where the operation finds nothing — an empty slot, a why with
+    no cause behind it — recall answers from the best evidence when it answers confidently, and the note says
+    so: ``ask`` says "nothing recorded" only when recall would say it too."""
     from ..router import Router
-    from .timeparse import parse_time_filter
 
     route = Router.default().predict(question)
     out = AskResult(question, route.intent, route.confidence, None, probabilities=dict(route.probabilities))
     if route.intent == "none":
         out.note = "not a memory question: no memory operation answers it"
         return out
+    then = period_end(question, now)
     if route.intent in ("slot", "history"):
         sq = parse_slot_question(question, graph.vocabulary, user=user)
         if sq is not None:
             if route.intent == "slot":
                 out.operation, out.result = "now", graph.now_answer(sq.subject, sq.predicate, sq.object)
+            elif then is not None:  # the value as the period ended
+                out.operation, out.result = "as_of", graph.as_of_answer(sq.subject, sq.predicate, then, sq.object)
+            else:
+                out.operation, out.result = "history", graph.history_answer(sq.subject, sq.predicate, sq.object)
+            if not _empty(out.result):
                 return out
-            tf = parse_time_filter(question, now or dt.datetime.now(dt.timezone.utc))
-            if tf is not None and tf.end is not None:
-                at = tf.end - dt.timedelta(microseconds=1)  # the value as the period ended
-                out.operation, out.result = "as_of", graph.as_of_answer(sq.subject, sq.predicate, at, sq.object)
-                return out
-            out.operation, out.result = "history", graph.history_answer(sq.subject, sq.predicate, sq.object)
-            return out
+            return _from_evidence(graph, out, question, then, now, user, f"the {out.operation} slot holds nothing")
         out.note = "could not name the slot in the question; answered with recall"
     if route.intent == "why":
         out.operation, out.result = "why", graph.why(question, now=now)
+        if not out.result.abstained:
+            return out
+        return _from_evidence(graph, out, question, None, now, user, "no cause behind it")
+    out.operation, out.result = "recall", graph.recall(question, at=then, now=now, user=user)
+    if then is not None:
+        out.note = _join(
+            out.note, f"answered as of {then.date().isoformat()}, the end of the period the question names"
+        )
+    return out
+
+
+def period_end(question: str, now: dt.datetime | None) -> dt.datetime | None:
+    """The end of the past period a question names ("in mid-April", "back around Feb 10", "in 2023"), when it
+    ends before ``now`` and the question does not ask when: what held then is the answer. None otherwise."""
+    from .timeparse import parse_time_filter
+
+    ref = now or dt.datetime.now(dt.timezone.utc)
+    if re.match(r"\s*(?:when|how long)\b", question, re.IGNORECASE):
+        return None
+    tf = parse_time_filter(question, ref)
+    if tf is None or tf.end is None or tf.end >= ref:
+        return None
+    return tf.end - dt.timedelta(microseconds=1)
+
+
+def _empty(result: Any) -> bool:
+    """Whether a slot or history answer holds nothing."""
+    return getattr(result, "value", None) is None and not getattr(result, "versions", None)
+
+
+def _join(a: str | None, b: str) -> str:
+    return f"{a}; {b}" if a else b
+
+
+def _from_evidence(
+    graph: Answering,
+    out: AskResult,
+    question: str,
+    at: dt.datetime | None,
+    now: dt.datetime | None,
+    user: str | None,
+    why_empty: str,
+) -> AskResult:
+    """When the routed operation found nothing: recall's answer, if it answers confidently, with a note saying
+    so; else the empty answer, with the note that recall found nothing either."""
+    found = graph.recall(question, at=at, now=now, user=user)
+    if getattr(found, "abstained", True):
+        out.note = _join(out.note, f"{why_empty}, and recall finds no confident answer either")
         return out
-    out.operation, out.result = "recall", graph.recall(question, now=now, user=user)
+    out.note = _join(out.note, f"{why_empty}; answered from the best evidence recall finds")
+    out.operation, out.result = "recall", found
     return out

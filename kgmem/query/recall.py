@@ -195,7 +195,7 @@ def recall(
     r = rank(store, embedder, query, filters, ranking_text, opts, clock)
     q, got, hits = r.q, r.got, r.hits
     with clock.step("confidence_ms"):
-        verdict = judge(hits, q, got, r.plain, r.entity_keys, opts, reach={f.id for f in near_top(r.fused, opts)})
+        verdict = judge(hits, q, got, r.plain, r.entity_keys, opts, reach=reach_of(r.fused))
     if opts.expand > 0 and hits:
         with clock.step("context_ms"):
             attach_context(store, got.filters.tenant, hits, opts.expand)
@@ -429,9 +429,20 @@ def counted_retirements(
     return [r for r in hit.retired if r["id"] in counted]
 
 
+REACH = 3  # the question's own best memories, before the currency step: an inferred link from one of them counts
+
+
+def reach_of(fused: Sequence[Fused]) -> set[str]:
+    """The memories the question itself ranks best (the first :data:`REACH` of the fused ranking, before the
+    currency step): a link inferred from words counts for the question only when the memory that made it is
+    one of them (:func:`retirements`). A note that retires another by words about something else ("Polar Mech
+    replaced the walk-in door gasket" and the contractor's phone numbers) does not lift itself above what the
+    question asks for."""
+    return {f.id for f in fused[:REACH]}
+
+
 def near_top(fused: list[Fused], opts: RecallOptions) -> list[Fused]:
-    """The candidates hits are chosen from (``2k``: repeats collapse): those the question itself brought near the
-    top, the reach within which a link inferred from words counts (:func:`retirements`)."""
+    """The candidates hits are chosen from (``2k``: repeats collapse)."""
     return fused[: opts.k * 2]
 
 
@@ -460,7 +471,7 @@ def current_first(
 ) -> list[Fused]:
     """Rank each retired memory below the memory that retired it (:func:`kgmem.query.currency.retire`),
     reading the hit maps of the newer memories the candidates did not bring (a slot chain a few steps long)."""
-    reach = {f.id for f in top}
+    reach = reach_of(top)
     for _ in range(rounds):
         retired_by = retirements(got.details, [f.id for f in top], reach, q.text)
         retired_by.update(repeats_of_retired(got.details, [f.id for f in top], retired_by))

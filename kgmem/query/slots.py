@@ -64,4 +64,13 @@ def history(store: Store, ref: SlotRef, known_at: dt.datetime | None = None) -> 
 
 
 def changes(store: Store, tenant: str, since: dt.datetime, limit: int = 100) -> list[dict[str, Any]]:
-    return store.read("facts/changes_since", tenant=tenant, since=since, limit=limit)
+    """What changed since ``since`` in valid time, newest first, at most ``limit``: fact versions that took
+    effect (``kind: "fact"``) and plain-text memories that retired an earlier one (``kind: "memory"``, with the
+    memory they replaced as ``previous``)."""
+    facts = [{"kind": "fact", **r} for r in store.read("facts/changes_since", tenant=tenant, since=since, limit=limit)]
+    notes = [
+        {"kind": "memory", "subject": None, "predicate": None, "object": None, "polarity": None, **r}
+        for r in store.read("facts/memories_changed_since", tenant=tenant, since=since, limit=limit)
+    ]
+    both = sorted(facts + notes, key=lambda r: (r["at"], r["id"]), reverse=True)
+    return both[:limit]

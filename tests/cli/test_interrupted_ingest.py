@@ -73,7 +73,7 @@ def test_ctrl_c_in_the_passes_after_the_write_says_every_record_is_stored(
     def ctrl_c(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(causal, "infer_links", ctrl_c)
+    monkeypatch.setattr(causal, "run", ctrl_c)
     res = run("ingest", f, "--no-compile", env=cli_env)
     assert res.exit_code == 130, res.output
     assert res.stderr.strip().startswith("Interrupted after the write: all 3 records are stored"), res.stderr

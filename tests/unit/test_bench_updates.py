@@ -273,13 +273,17 @@ def test_second_set_comes_from_kgmem_updates_2(monkeypatch, tmp_path):
 
 
 def test_a_set_the_training_rows_never_held_gets_the_shipped_model():
+    from kgmem_bench import supersession_fit as sf
     from kgmem_bench import updates
 
-    # vc-guest-wifi is a key of updates-dev and of updates-dev-2: the second set's case must not pick a refit
-    models, how = updates.held_out_models([{"key": "vc-guest-wifi"}, {"key": "x"}], dataset="updates-dev-2")
+    models, how = updates.held_out_models([{"key": "vc-guest-wifi"}, {"key": "x"}], dataset="no-such-set")
     assert models == {} and "shipped" in how
-    models, how = updates.held_out_models([{"key": "vc-guest-wifi"}], dataset="updates-dev")
-    assert set(models) == {"vc-guest-wifi"} and "refitted" in how
+    # vc-guest-wifi is a key of updates-dev and of updates-dev-2: each set's case is refitted without its own
+    # rows (the training rows name the second set's cases with its prefix), never the other set's
+    assert sf.case_name("updates-dev-2", "vc-guest-wifi") == "u2-vc-guest-wifi"
+    for dataset in ("updates-dev", "updates-dev-2"):
+        models, how = updates.held_out_models([{"key": "vc-guest-wifi"}, {"key": "x"}], dataset=dataset)
+        assert set(models) == {"vc-guest-wifi"} and "refitted" in how
 
 
 def test_per_question_keeps_ids_and_outcomes_per_system():

@@ -1,14 +1,16 @@
 // name: derived/v2026/supersession_neighbors
-// For each memory of $ids, its $k nearest plain-text records of the same tenant and user (by the memory's own
+// For each memory of $ids, its $k nearest plain-text records of the same tenant and user at least $floor alike (by the memory's own
 // vector, earlier or later), the tenant filtered inside the vector index (Neo4j 2026.x: SEARCH ... WHERE
 // m.tenant = $tenant); $fetch of them are read so that $k remain after the rest of the rule.
-// params: $tenant (string), $ids (list of strings), $k (int), $fetch (int)
+// params: $tenant (string), $ids (list of strings), $k (int), $fetch (int), $floor (float, 0..1: the least
+//         normalised score of a neighbour)
 // returns: id, near (list of {id, score}; score is the normalised cosine; the pass reads what it lacks of
 //          each neighbour through derived/supersession_sources)
 :param tenant => 'demo';
 :param ids => ['c2'];
 :param k => 8;
 :param fetch => 200;
+:param floor => 0.65;
 CYPHER 25
 UNWIND $ids AS wanted
 MATCH (src:Memory {tenant: $tenant, id: wanted})
@@ -17,7 +19,7 @@ CALL (src) {
   MATCH (m:Memory)
     SEARCH m IN (VECTOR INDEX memory_embedding FOR src.embedding WHERE m.tenant = $tenant LIMIT $fetch) SCORE AS score
   WITH m, score
-  WHERE m <> src AND m:Episode AND m.origin = 'record' AND m.merged_into IS NULL
+  WHERE m <> src AND score >= $floor AND m:Episode AND m.origin = 'record' AND m.merged_into IS NULL
     AND coalesce(m.user, '') = coalesce(src.user, '')
   WITH m, score ORDER BY score DESC, m.id ASC LIMIT $k
   RETURN collect({id: m.id, score: score}) AS near
