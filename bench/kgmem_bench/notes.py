@@ -61,7 +61,8 @@ def ask_answer_ids(result: Any) -> list[str] | None:
 
     Read from ``result.to_dict()``: no result (intent ``none``) → None; a why → :func:`why_answer_ids`; a
     recall → its hits' ids, None when it abstained; a slot (now / as-of) → the note the value was compiled from
-    (a compiled fact ``<note>#f<n>`` → ``<note>``), None when the slot holds nothing; a history → its versions'
+    (a compiled fact ``<note>#f<n>`` → ``<note>``), else the memory its ``evidence`` names, None when the slot
+    holds nothing and names none; a history → its versions'
     notes, the current ones first, then newest first. Ids repeat once at most."""
     d = result.to_dict()
     res = d.get("result")
@@ -75,7 +76,7 @@ def ask_answer_ids(result: Any) -> list[str] | None:
             return None
         ids = [h["id"] for h in res["hits"]]
     elif isinstance(res, dict) and "value" in res:
-        ids = [memory_of(res["value"]["id"])] if res.get("value") else []
+        ids = [memory_of(res["value"]["id"])] if res.get("value") else [e["id"] for e in res.get("evidence") or []]
     elif isinstance(res, dict) and "versions" in res:
         versions = sorted(res["versions"], key=lambda v: v.get("valid_from") or "", reverse=True)
         versions.sort(key=lambda v: not v.get("current"))

@@ -119,9 +119,14 @@ class Facts(GraphBase):
         return answer
 
     def _evidence(self, answer: SlotAnswer | History) -> None:
-        """An empty slot's question asked of recall ("maya lives in", as of the answer's time): the memory it
-        answers with confidently becomes the answer's ``evidence``, and the hint points to it."""
-        phrase = f"{answer.subject} {answer.predicate.replace('_', ' ')} {answer.object or ''}".strip()
+        """An empty slot's question asked of recall (the predicate's description about the subject: "Where maya
+        currently lives (city, region or country).", as of the answer's time): the memory it answers with
+        confidently becomes the answer's ``evidence``, and the hint points to it."""
+        spec = self.vocabulary.spec(answer.predicate)
+        what = spec.description.replace("the subject", answer.subject) if spec and spec.description else ""
+        phrase = " ".join(
+            p for p in (what or f"{answer.subject} {answer.predicate.replace('_', ' ')}", answer.object) if p
+        )
         found = self.recall(phrase, k=1, at=getattr(answer, "at", None))
         if found.abstained or not found.hits:
             return

@@ -262,10 +262,15 @@ def _from_evidence(
     why_empty: str,
 ) -> AskResult:
     """When the routed operation found nothing: recall's answer, if it answers confidently, with a note saying
-    so; else the empty answer, with the note that recall found nothing either."""
+    so; else the empty answer (with the memory its slot's own question found, when one did: ``evidence``) and
+    a note saying which."""
     found = graph.recall(question, at=at, now=now, user=user)
     if getattr(found, "abstained", True):
-        out.note = _join(out.note, f"{why_empty}, and recall finds no confident answer either")
+        evidence = getattr(out.result, "evidence", None)
+        if evidence:  # the slot's own question found a memory that says it in words
+            out.note = _join(out.note, f"{why_empty}; memory '{evidence[0]['id']}' may say it in words (evidence)")
+        else:
+            out.note = _join(out.note, f"{why_empty}, and recall finds no confident answer either")
         return out
     out.note = _join(out.note, f"{why_empty}; answered from the best evidence recall finds")
     out.operation, out.result = "recall", found
