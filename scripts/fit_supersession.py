@@ -23,10 +23,10 @@ and of no-change controls kept. Reported figures are the outer held-out folds, n
 from __future__ import annotations
 
 import argparse
-import statistics
 import dataclasses
 import hashlib
 import json
+import statistics
 import sys
 import uuid
 from pathlib import Path

@@ -47,7 +47,7 @@ def test_a_past_period_the_question_names_is_what_ask_answers_as_of():
     from kgmem.query.ask import period_end
 
     now = dt.datetime(2024, 6, 1, tzinfo=dt.timezone.utc)
-    end = period_end("In mid-April, how much was Marisol giving per month?", now)
+    end = period_end("In April, how much was Marisol giving per month?", now)
     assert end is not None and end.month == 4 and end < now
     assert period_end("When did we move the pickup to Thursdays?", now) is None  # asks when: no as-of
     assert period_end("How much is Marisol giving per month?", now) is None  # no period named
