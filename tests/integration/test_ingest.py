@@ -197,6 +197,8 @@ BAD_LINES = [
     ('{"text": "x", "caused_by": ["no-such-id"]}', "unknown id 'no-such-id'"),
     ('["text", "x"]', "expected a JSON object"),
     ('{"text": "' + "x" * 32769 + '"}', "limit is 32768"),
+    ('{"text": "x", "at": "9999-12-31T23:00:00-05:00"}', "field 'at': '9999-12-31T23:00:00-05:00' is outside"),
+    ('{"text": "x", "at": "0001-01-01T00:30:00+01:00"}', "field 'at': '0001-01-01T00:30:00+01:00' is outside"),
 ]
 
 
