@@ -117,7 +117,10 @@ class Memory:
 
     @property
     def current(self) -> bool:
-        return self.valid_to is None
+        """Whether it holds now: dated by now, and not replaced by a version that took effect by now (a fact
+        version dated in the future is not current yet; the one before it still is)."""
+        now = dt.datetime.now(dt.timezone.utc)
+        return (self.at is None or self.at <= now) and (self.valid_to is None or self.valid_to > now)
 
     @classmethod
     def from_row(cls, row: dict) -> Memory:
@@ -153,7 +156,10 @@ class Fact:
 
     @property
     def current(self) -> bool:
-        return self.valid_to is None
+        """Whether this version holds now: it took effect by now and no later version has (a version dated in
+        the future is not current yet; the one before it still is)."""
+        now = dt.datetime.now(dt.timezone.utc)
+        return self.valid_from <= now and (self.valid_to is None or self.valid_to > now)
 
     @classmethod
     def from_row(cls, row: dict) -> Fact:
