@@ -24,6 +24,9 @@ MAX_SLOT_PART = 500
 MAX_OBJECT = 1000
 # an entity name becomes Entity.key in the (tenant, key) uniqueness constraint: same reason
 MAX_ENTITY_NAME = 200
+# entities one memory links (MENTIONS): a record's own list longer than this is refused, names found in text
+# beyond it are not linked. Consolidation pairs a memory's entities (CO_OCCURS): 1,000 would be 500k pairs
+MAX_ENTITIES = 20
 # a question to recall / why / ask: longer is not a question (and costs time in every channel)
 MAX_QUERY = 4096
 MAX_USER = 500  # a user scope inside a tenant

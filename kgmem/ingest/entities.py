@@ -30,10 +30,10 @@ from functools import cached_property
 
 from kgmem.calendar_names import MONTH_NUMBERS, WEEKDAYS
 from kgmem.normalize import entity_key
+from kgmem.validate import MAX_ENTITIES
 
 __all__ = ["MAX_ENTITIES", "extract_entities", "resolve"]
 
-MAX_ENTITIES = 20
 _MAX_QUOTED_WORDS = 6
 
 _WEEKDAYS = frozenset(WEEKDAYS)

@@ -14,7 +14,9 @@ from typing import Any, Iterable, Iterator
 
 from ..errors import InputError
 from ..keys import content_key
+from ..normalize import entity_key
 from ..validate import (
+    MAX_ENTITIES,
     MAX_ENTITY_NAME,
     MAX_ID,
     MAX_OBJECT,
@@ -46,9 +48,9 @@ def _field_schemas() -> dict[str, dict[str, Any]]:
     def text(description: str, max_len: int) -> dict[str, Any]:
         return {"type": "string", "maxLength": max_len, "description": description}
 
-    def names(description: str, max_len: int) -> dict[str, Any]:
+    def names(description: str, max_len: int, max_items: int = MAX_LIST) -> dict[str, Any]:
         items = {"type": "string", "minLength": 1, "maxLength": max_len}
-        return {"type": "array", "items": items, "maxItems": MAX_LIST, "description": description}
+        return {"type": "array", "items": items, "maxItems": max_items, "description": description}
 
     return {
         "text": {**text("What was observed, said or decided.", MAX_TEXT), "minLength": 1},
@@ -74,7 +76,12 @@ def _field_schemas() -> dict[str, dict[str, Any]]:
             "default": True,
             "description": 'false: the fact is negated or retracted ("I don\'t like diet coke anymore").',
         },
-        "entities": names("Entity names the memory mentions. Absent: extracted from the text.", MAX_ENTITY_NAME),
+        "entities": names(
+            f"Entity names the memory mentions (at most {MAX_ENTITIES}, each linked). Absent: extracted from the "
+            f"text (the first {MAX_ENTITIES} names found are linked).",
+            MAX_ENTITY_NAME,
+            MAX_ENTITIES,
+        ),
         "caused_by": names("Ids of the memories that caused this one (in the store or in the same batch).", MAX_ID),
         "stream": text(
             "The sequence it belongs to (a conversation, log or incident channel); memories of one stream are "
@@ -302,6 +309,15 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
 
     caused_by = _str_list(obj, "caused_by", line) or ()
     entities = _str_list(obj, "entities", line, max_len=MAX_ENTITY_NAME)
+    if entities is not None:
+        keys = {entity_key(e) for e in entities} - {""}
+        if len(keys) > MAX_ENTITIES:  # every entity a record names is linked: more than this is refused
+            raise InputError(
+                f"names {len(keys)} entities; a memory links at most {MAX_ENTITIES}",
+                field="entities",
+                line=line,
+                fix=f"keep the {MAX_ENTITIES} that matter most, or split the memory into several records",
+            )
     if rid is not None and rid in caused_by:
         raise InputError("a memory cannot be its own cause", field="caused_by", line=line)
 

@@ -293,6 +293,22 @@ def test_entities_resolve_to_one_node_per_tenant(mg, store, other_tenant):
     assert len(mentions) == 3
 
 
+def test_every_entity_a_record_names_is_linked_and_too_many_is_an_error_for_its_line(mg, store):
+    from kgmem.validate import MAX_ENTITIES
+
+    names = [f"Service {i}" for i in range(MAX_ENTITIES)]
+    report = mg.ingest(
+        [
+            {"id": "all", "text": "The services restarted", "entities": names},
+            {"id": "many", "text": "Everything restarted", "entities": [f"Host {i}" for i in range(1000)]},
+        ]
+    )
+    assert report.created == 1 and [e["line"] for e in report.errors] == [2]
+    assert f"a memory links at most {MAX_ENTITIES}" in report.errors[0]["error"]
+    mentions = [e for e in store.read("export/edges", tenant=mg.tenant) if e["type"] == "MENTIONS"]
+    assert len(mentions) == MAX_ENTITIES and {e["from"] for e in mentions} == {"all"}
+
+
 def test_remember_returns_the_stored_memory_and_rejects_bad_input(mg):
     m = mg.remember("Deployed v2.3.1 to production", at="2026-03-03T10:00:00Z", stream="deploys")
     assert m.text == "Deployed v2.3.1 to production" and m.stream == "deploys"
