@@ -26,7 +26,9 @@ class Writing(GraphBase):
         force: bool = False,
         progress: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
-        """Ingest records: a JSONL path, an open text file, or an iterable of dicts (contract §1).
+        """Ingest records: a JSONL path, an open text file, or an iterable of dicts (contract §1). The input is
+        streamed (read, checked and written a window of 8 batches at a time), so a file or a generator of
+        millions of records runs in bounded memory; the windows written stay written if the input fails later.
 
         Bad lines are reported in ``report.errors`` (with line numbers) and the rest still lands. After the
         write, memories that state their cause in words get inferred CAUSED_BY links (``infer_causes``), and
@@ -36,7 +38,8 @@ class Writing(GraphBase):
         ``progress(done, total)`` is called as the write advances, in records: each counts a third when
         normalised, a third when embedded (every few hundred) and a third when its transaction of
         ``batch_size`` records commits; records already stored count at once; ``(total, total)`` comes after
-        the last commit (the derived passes follow).
+        the last commit (the derived passes follow). ``total`` is the input's length for a list, else the
+        records read so far (it grows as a file is streamed).
         """
         from ..derived import causal as _causal
         from ..derived import context as _context

@@ -61,7 +61,8 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
     """Ingest a JSONL file of memory records (one JSON object per line; '-' reads stdin).
 
     Bad lines are reported with their line number and the rest still lands; exit code 1 when any line
-    was rejected.
+    was rejected. The file is streamed (read and written a few batches at a time, in bounded memory); each
+    batch is one transaction, so running the same command again after a crash stores only what is missing.
     """
     if file != "-" and not Path(file).exists():
         raise InputError(f"no such file: {file}", fix="check the path")
@@ -80,13 +81,17 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
                 console=console(err=True),
                 transient=True,
             ) as bar:
+                # the file is streamed: lines are read and validated a window at a time, and each window is
+                # written before the next is read, so both bars advance together
                 lines = None if file == "-" else _count_lines(file)
                 reading = bar.add_task("reading", total=lines)
-                writing = bar.add_task("writing", total=None, visible=False)
+                writing = bar.add_task("writing", total=lines, visible=lines is not None)
 
-                def read_done(n: int) -> None:  # every line read and validated: the write phase starts
+                def read_done(n: int) -> None:  # every line read and validated
                     bar.update(reading, completed=n, total=n)
-                    bar.update(writing, total=n, visible=True)
+
+                def wrote(done: int, total: int) -> None:  # total: records read so far (the file's lines, at most)
+                    bar.update(writing, completed=done, total=max(total, lines or 0), visible=True)
 
                 counted = _CountingLines(
                     sys.stdin.buffer if file == "-" else open(file, "rb"),  # noqa: SIM115
@@ -99,7 +104,7 @@ def ingest(file, batch_size, no_compile, silent, force, uri, user, password, dat
                         batch_size=batch_size,
                         compile_facts=not no_compile,
                         force=force,
-                        progress=lambda done, total: bar.update(writing, completed=done, total=total),
+                        progress=wrote,
                     )
     if as_json:
         emit_json(report.to_dict())
