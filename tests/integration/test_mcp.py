@@ -425,3 +425,70 @@ def test_streamable_http(cli_env: dict, tenant: str, mg) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate(timeout=30)
+
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}},
+}
+
+
+def test_streamable_http_off_loopback_needs_a_bearer_token(cli_env: dict, tenant: str, mg) -> None:
+    """``--host 0.0.0.0`` served anyone on the network with no token and no Host check (issue 46)."""
+    import httpx2
+
+    mg.ingest(RECORDS)
+    port = _free_port()
+    argv = [sys.executable, "-m", "kgmem", "mcp", "--http", "--host", "0.0.0.0", "--port", str(port)]
+    env = {k: v for k, v in cli_env.items() if k != "KGMEM_MCP_TOKEN"}
+    refused = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1, refused
+    assert (
+        "not a loopback address" in refused.stderr and "Fix:" in refused.stderr and "KGMEM_MCP_TOKEN" in refused.stderr
+    )
+
+    token = "t0k3n-" + tenant
+    proc = subprocess.Popen(
+        argv, env={**env, "KGMEM_MCP_TOKEN": token}, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.communicate(timeout=10)
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "the HTTP server did not start listening in 120 s"
+            time.sleep(0.25)
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+        def post(**extra: str) -> httpx2.Response:
+            return httpx2.post(url, json=_INITIALIZE, headers={**headers, **extra}, timeout=30)
+
+        missing, wrong = post(), post(Authorization="Bearer not-" + token)
+        assert (missing.status_code, wrong.status_code) == (401, 401), (missing.text, wrong.text)
+        assert missing.headers["www-authenticate"] == "Bearer" and "Fix:" in missing.text
+        assert post(Authorization=f"Bearer {token}").status_code == 200
+        # the Host/Origin allow-list holds off loopback too (DNS rebinding)
+        assert post(Authorization=f"Bearer {token}", Host="rebound.example").status_code == 421
+        assert post(Authorization=f"Bearer {token}", Origin="http://rebound.example").status_code == 403
+
+        async def body(client: Client) -> None:
+            rec = _ok(await client.call_tool("recall", {"query": "reconciler invoices", "k": 3}))
+            assert rec["hits"][0]["id"] == "m-root", rec
+
+        from mcp.client.streamable_http import streamable_http_client
+
+        authed = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=SESSION_TIMEOUT)
+        _session(streamable_http_client(url, http_client=authed), body)
+    finally:
+        proc.terminate()
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate(timeout=30)
+    assert "warning: serving http://0.0.0.0" in err, err
