@@ -76,7 +76,9 @@ from .mcp_args import (
     UserScope,
     When,
     error_text,
+    mark_duplicate_keys,
     strict_tool,
+    tool_records,
 )
 
 TOOLS = (
@@ -233,9 +235,9 @@ def build_server(
     @tool(WRITE)
     def ingest(records: Records) -> dict[str, Any]:
         """Store many memory records (the JSONL record format; the records argument's schema lists the fields).
-        Bad records are reported in 'errors' with their line (1-based position) and the rest still land.
-        Returns the ingest report."""
-        return holder.call(lambda mg: mg.ingest(records).to_dict())
+        Bad records are reported in 'errors' with their line (1-based position) and the rest still land; a record
+        naming another tenant refuses the whole call. Returns the ingest report."""
+        return holder.call(lambda mg: mg.ingest(tool_records(records, tenant)).to_dict())
 
     @tool(READ)
     def recall(
@@ -375,6 +377,72 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
+class DuplicateKeys:
+    """ASGI middleware: a POSTed JSON-RPC message goes on with its keys given twice marked
+    (:func:`~kgmem.mcp_args.mark_duplicate_keys`); a body over ``max_body`` goes on untouched (the SDK refuses
+    it)."""
+
+    def __init__(self, app: Any, max_body: int = 4 * 1024 * 1024):
+        self.app, self.max_body = app, max_body
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        messages: list[dict] = []
+        body, complete = bytearray(), False
+        while len(body) <= self.max_body:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            body.extend(message.get("body", b""))
+            if not message.get("more_body", False):
+                complete = True
+                break
+        if complete and len(body) <= self.max_body:
+            marked = mark_duplicate_keys(bytes(body))
+            if isinstance(marked, bytes):
+                messages = [{"type": "http.request", "body": marked, "more_body": False}]
+                headers = [(k, v) for k, v in scope.get("headers", ()) if k != b"content-length"]
+                scope = {**scope, "headers": [*headers, (b"content-length", str(len(marked)).encode())]}
+
+        async def replay() -> Any:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+
+class _MarkedLines:
+    """stdin's lines for the SDK's stdio transport, each message marked by
+    :func:`~kgmem.mcp_args.mark_duplicate_keys` before the SDK parses it."""
+
+    def __init__(self, lines: Any):
+        self._lines = lines
+
+    def __aiter__(self) -> Any:
+        return self._marked()
+
+    async def _marked(self) -> Any:
+        async for line in self._lines:
+            marked = mark_duplicate_keys(str(line))
+            yield line if not isinstance(marked, str) else marked + "\n"
+
+
+async def _run_stdio(server: Any) -> None:
+    """``server.run()`` over stdio, with stdin read through :class:`_MarkedLines` (the SDK's own run parses each
+    line itself, and keeps the last of a key given twice)."""
+    import io
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs (mcp 2.3)
+    stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    async with stdio_server(stdin=_MarkedLines(stdin)) as (read_stream, write_stream):  # type: ignore[arg-type]
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
 def check_http_bind(host: str, token: str | None) -> None:
     """Refuse (InputError) to serve HTTP off loopback without a token; any token must be usable as one."""
     from .errors import InputError
@@ -399,8 +467,10 @@ def http_app(server: Any, *, host: str, path: str = "/mcp", token: str | None = 
     """The streamable-HTTP ASGI app of ``server`` with the Host/Origin allow-list for ``host`` and, when
     ``token`` is given, the bearer check in front."""
     check_http_bind(host, token)
-    app = server.streamable_http_app(
-        streamable_http_path=path, transport_security=_security(host, allow_hosts), host=host
+    app = DuplicateKeys(
+        server.streamable_http_app(
+            streamable_http_path=path, transport_security=_security(host, allow_hosts), host=host
+        )
     )
     return BearerAuth(app, token) if token is not None else app
 
@@ -436,6 +506,8 @@ def serve(
                 )
             uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=server.settings.log_level.lower())).run()
         else:
-            server.run()
+            import anyio
+
+            anyio.run(_run_stdio, server)
     finally:
         server.kgmem_graph.close()

@@ -75,6 +75,8 @@ class IngestReport:
         }
     )
     ids: list[str] = field(default_factory=list)  # created record ids, in write order
+    # the InputError of each refused record, in the order they were found (errors holds their lines and text)
+    problems: list[Any] = field(default_factory=list, repr=False)
     # wall-clock seconds of each phase: write (normalise, embed, store), context, causes, supersession
     timings: dict[str, float] = field(default_factory=dict)
 

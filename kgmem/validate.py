@@ -71,9 +71,11 @@ def check_string(value: Any, *, field: str, max_len: int, line: int | None = Non
     """A string argument of a query (recall/why/ask questions, slot names, ids): a string, not blank (when
     ``required``), at most ``max_len`` characters, no NUL, no lone surrogate. Returns it unchanged."""
     if not isinstance(value, str):
-        raise InputError(f"must be a string, got {type(value).__name__}", field=field, line=line)
+        raise InputError(
+            f"must be a string, got {type(value).__name__}", field=field, line=line, fix=f"give {field} as a string"
+        )
     if required and not value.strip():
-        raise InputError("must not be empty", field=field, line=line)
+        raise InputError("must not be empty", field=field, line=line, fix=f"give a non-empty {field}")
     if len(value) > max_len:
         raise InputError(
             f"is {len(value)} characters long; the limit is {max_len}", field=field, line=line, fix="shorten it"

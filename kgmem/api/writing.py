@@ -109,8 +109,10 @@ class Writing(GraphBase):
         if isinstance(record.get("at"), (dt.datetime, dt.date)):
             record["at"] = record["at"].isoformat()
         report = self.ingest([record])
+        if report.problems:  # the record's own error, with its field and fix
+            raise report.problems[0]
         if report.errors:
-            raise InputError(report.errors[0]["error"])
+            raise InputError(report.errors[0]["error"], fix="correct the record")
         mem_id = report.ids[0] if report.ids else None
         if mem_id is None:  # unchanged: the same record is already stored
             from ..ingest.records import parse_record

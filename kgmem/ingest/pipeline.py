@@ -28,6 +28,7 @@ from ..embed import Embedder
 from ..errors import InputError
 from ..results import IngestReport
 from ..store import Store
+from ..validate import short
 from ..vocab import Vocabulary
 from .prepare import Preparer, Row
 from .records import Record, parse_record, read_jsonl
@@ -69,6 +70,13 @@ class _Progress:
     def tell(self) -> None:
         if self._report is not None and self.total:
             self._report(min(self._thirds // 3, self.total), self.total)
+
+
+def _reject(report: IngestReport, line: int | None, error: InputError) -> None:
+    """A record refused: its line and message in ``report.errors`` (the message says the field and, in
+    parentheses, the fix), the error itself in ``report.problems``."""
+    report.errors.append({"line": line, "error": error.without_line()})
+    report.problems.append(error)
 
 
 @dataclass
@@ -142,13 +150,13 @@ class Ingestor:
             report.read += 1
             tracker.read(1)
             if isinstance(obj, InputError):
-                report.errors.append({"line": line, "error": obj.without_line()})
+                _reject(report, line, obj)
                 tracker.skip(1)
                 continue
             try:
                 rec = parse_record(obj, line=line, tenant=tenant, now=recorded_at)
             except InputError as e:
-                report.errors.append({"line": line, "error": e.without_line()})
+                _reject(report, line, e)
                 tracker.skip(1)
                 continue
             items.append(_Item(line, rec))
@@ -190,12 +198,14 @@ class Ingestor:
                 if seen[rec.id] == rec.content_key:
                     report.unchanged += 1
                 else:
-                    report.errors.append(
-                        {
-                            "line": it.line,
-                            "error": f"field 'id': id '{rec.id}' appears earlier in this input "
-                            "with different content; give each memory its own id",
-                        }
+                    _reject(
+                        report,
+                        it.line,
+                        InputError(
+                            f"id '{short(rec.id)}' appears earlier in this input with different content",
+                            field="id",
+                            fix="give each memory its own id",
+                        ),
                     )
                 continue
             seen[rec.id] = rec.content_key
@@ -211,12 +221,14 @@ class Ingestor:
                 report.unchanged += 1
                 self.unchanged_ids.append(it.record.id)
             else:
-                report.errors.append(
-                    {
-                        "line": it.line,
-                        "error": f"field 'id': id '{it.record.id}' already holds different "
-                        "content (memories are append-only); give the new memory a new id",
-                    }
+                _reject(
+                    report,
+                    it.line,
+                    InputError(
+                        f"id '{short(it.record.id)}' already holds different content; memories are append-only",
+                        field="id",
+                        fix="give the new memory a new id",
+                    ),
                 )
         return fresh
 
@@ -241,14 +253,14 @@ class Ingestor:
             if stone is None:
                 keep.append(it)
             elif stone["reason"] == "forget" and not self.force:
-                report.errors.append(
-                    {
-                        "line": it.line,
-                        "error": (
-                            f"field 'id': id '{it.record.id}' was forgotten at {stone['forgotten_at']} and is not stored again "
-                            "(ingest with force=True, or --force, to bring it back)"
-                        ),
-                    }
+                _reject(
+                    report,
+                    it.line,
+                    InputError(
+                        f"id '{short(it.record.id)}' was forgotten at {stone['forgotten_at']} and is not stored again",
+                        field="id",
+                        fix="ingest with force=True, or --force, to bring it back",
+                    ),
                 )
             else:
                 keep.append(it)
@@ -286,13 +298,14 @@ class Ingestor:
                 if not last:
                     waiting.append(it)
                     continue
-                report.errors.append(
-                    {
-                        "line": it.line,
-                        "error": f"field 'caused_by': unknown id '{unknown[0]}' "
-                        f"(not in tenant '{tenant}' nor elsewhere in this input); "
-                        "ingest the cause first or fix the id",
-                    }
+                _reject(
+                    report,
+                    it.line,
+                    InputError(
+                        f"unknown id '{short(unknown[0])}' (not in tenant '{tenant}' nor elsewhere in this input)",
+                        field="caused_by",
+                        fix="ingest the cause first or fix the id",
+                    ),
                 )
             ok = keep
             if not dropped:
