@@ -9,7 +9,13 @@ input schemas), and how a call with wrong arguments is answered.
 - answers a wrong, missing or unknown argument with kgmem's one line, ``Error: field 'k': must be an integer,
   got "lots" Fix: give k as an integer.``, instead of pydantic's several lines and links;
 - gives a kgmem error (an :class:`~kgmem.errors.KgmemError` the tool turned into a ToolError) as the CLI
-  prints it, without the SDK's ``Error executing tool ...:`` in front.
+  prints it, without the SDK's ``Error executing tool ...:`` in front;
+- validates strictly: ``k: "5"`` or ``k: true`` is not an integer (pydantic's lax mode took both).
+
+A JSON object with a key given twice is what the JSONL path refuses (JSON does not say which one wins), but the
+SDK's parser keeps the last one silently: :func:`mark_duplicate_keys` reads each incoming message first (the
+server's transports call it) and marks such a record of ``ingest`` (an error for its line, as in a file) or such
+``arguments`` (a tool error).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from pydantic import ConfigDict, Field, ValidationError, WithJsonSchema
 
 from .api import MemoryGraph
 from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
-from .errors import KgmemError
+from .errors import InputError, KgmemError
 from .validate import MAX_AROUND, MAX_CHANGES, MAX_HITS, MAX_QUERY, short
 
 TIME = "RFC 3339 timestamp or a date (2026-03-01)"
@@ -173,6 +179,11 @@ class StrictTool(Tool):
     """A tool whose argument errors are kgmem's one line (see the module docstring)."""
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        if isinstance(arguments, dict) and DUPLICATE in arguments:
+            key = short(str(arguments[DUPLICATE]), 40)
+            raise ToolError(
+                error_text(InputError(f"key '{key}' appears twice in the arguments", fix="give each argument once"))
+            )
         try:
             return await super().run(arguments, context, convert_result)
         except UnexpectedToolError:
@@ -190,7 +201,8 @@ def strict_tool(fn: Callable[..., Any], annotations: ToolAnnotations) -> StrictT
     """``fn`` as a tool (as ``@server.tool()`` would make it) that refuses the arguments it does not take."""
     tool = cast(StrictTool, StrictTool.from_function(fn, annotations=annotations))
     loose = tool.fn_metadata.arg_model
-    strict: Any = type(loose.__name__, (loose,), {"model_config": ConfigDict(extra="forbid"), "__module__": __name__})
+    config = ConfigDict(extra="forbid", strict=True)  # strict: "5" and true are not integers
+    strict: Any = type(loose.__name__, (loose,), {"model_config": config, "__module__": __name__})
     tool.fn_metadata.arg_model = strict
     tool.parameters = strict.model_json_schema(by_alias=True)
     return tool
@@ -272,3 +284,106 @@ def _shown(value: Any) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return short(text, 40)
+
+
+# ---------------------------------------------------------------------------- keys given twice
+
+DUPLICATE = "\u0000kgmem: a key given twice"  # marks what held one (no client field can be named so: NUL)
+
+
+class _Twice(dict):
+    """A JSON object in which ``key`` was given twice (holding the last value, as json.loads would)."""
+
+    key: str = ""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    twice = None
+    for k, v in pairs:
+        if k in out and twice is None:
+            twice = k
+        out[k] = v
+    if twice is None:
+        return out
+    marked = _Twice(out)
+    marked.key = twice
+    return marked
+
+
+def _twice(value: Any) -> str | None:
+    """The first key given twice anywhere in ``value``, or None."""
+    if isinstance(value, _Twice):
+        return value.key
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for child in children:
+        found = _twice(child)
+        if found is not None:
+            return found
+    return None
+
+
+def mark_duplicate_keys(raw: str | bytes) -> str | bytes | None:
+    """A JSON-RPC message (or batch) with every key given twice in a ``tools/call`` marked: such a record of
+    ``ingest`` becomes ``{DUPLICATE: key}`` (its line's error), such ``arguments`` become ``{DUPLICATE: key}``
+    (a tool error). None when nothing is marked (the message goes on as it came); a message that is not JSON
+    is left to the SDK."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if text.count('"') < 4:
+        return None
+    try:
+        message = json.loads(text, object_pairs_hook=_pairs)
+    except (ValueError, RecursionError):
+        return None
+    if _twice(message) is None:
+        return None
+    marked = False
+    for call in message if isinstance(message, list) else [message]:
+        if not isinstance(call, dict) or call.get("method") != "tools/call" or not isinstance(call.get("params"), dict):
+            continue
+        params: dict = call["params"]
+        args = params.get("arguments")
+        if not isinstance(args, dict) or _twice(args) is None:
+            continue
+        records = args.get("records")
+        if params.get("name") == "ingest" and not isinstance(args, _Twice) and isinstance(records, list):
+            for i, record in enumerate(records):
+                key = _twice(record)
+                if key is not None:
+                    records[i] = {DUPLICATE: key}
+        key = _twice(args)
+        if key is not None:
+            params["arguments"] = {DUPLICATE: key}
+        marked = True
+    if not marked:
+        return None
+    out = json.dumps(message, ensure_ascii=False)
+    return out.encode("utf-8") if isinstance(raw, bytes) else out
+
+
+def tool_records(records: list[Any], tenant: str) -> list[Any]:
+    """``ingest``'s records as the write path takes them: a record marked by :func:`mark_duplicate_keys` is the
+    error the JSONL path gives for its line. A record naming another tenant refuses the whole call (an
+    InputError: nothing is written), since the server's configuration fixes the tenant."""
+    from .ingest.records import FIELDS
+
+    out: list[Any] = []
+    for n, record in enumerate(records, start=1):
+        if isinstance(record, dict) and isinstance(record.get("tenant"), str) and record["tenant"].strip() != tenant:
+            raise InputError(
+                f"names tenant '{short(record['tenant'])}', but this server serves tenant '{tenant}'; nothing was "
+                "written",
+                field="tenant",
+                line=n,
+                fix="drop the field (records go to the server's tenant); another tenant needs its own server: "
+                "kgmem mcp --tenant NAME",
+            )
+        if isinstance(record, dict) and len(record) == 1 and DUPLICATE in record:
+            key = short(str(record[DUPLICATE]), 40)
+            record = InputError(
+                f"key '{key}' appears twice in one object",
+                field=key if key in FIELDS else None,
+                fix="give each field once",
+            )
+        out.append(record)
+    return out

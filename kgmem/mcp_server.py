@@ -14,7 +14,11 @@ handed to ``ingest``/``remember`` that name another tenant are refused by Memory
 arguments become MCP tool errors (``isError``) whose text is the CLI's one line: ``Error: <message> Fix:
 <fix>.``
 
-Transports: stdio (the default; what desktop MCP clients spawn) and streamable HTTP (``--http``).
+Transports: stdio (the default; what desktop MCP clients spawn) and streamable HTTP (``--http``). Over HTTP
+every request's Host (and Origin, when sent) must name the address the server binds or a loopback name
+(DNS-rebinding protection), and a server bound to anything but a loopback address (``--host 0.0.0.0``) refuses
+to start without a bearer token (``--token`` or ``KGMEM_MCP_TOKEN``): every request must then carry
+``Authorization: Bearer <token>`` (compared in constant time), else it is answered 401.
 
     >>> from kgmem.mcp_server import build_server
     >>> server = build_server(tenant="agent-1")     # connects on the first tool call
@@ -24,8 +28,12 @@ Transports: stdio (the default; what desktop MCP clients spawn) and streamable H
 from __future__ import annotations
 
 import datetime as dt
+import hmac
+import ipaddress
+import socket
+import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
 from .errors import KgmemError
@@ -72,7 +80,9 @@ from .mcp_args import (
     UserScope,
     When,
     error_text,
+    mark_duplicate_keys,
     strict_tool,
+    tool_records,
 )
 
 TOOLS = (
@@ -100,7 +110,10 @@ INSTRUCTIONS = (
     "tenant '{tenant}'."
 )
 
-__all__ = ["TOOLS", "GraphHolder", "build_server", "error_text", "serve"]
+__all__ = ["TOKEN_ENV", "TOOLS", "GraphHolder", "build_server", "error_text", "http_app", "is_loopback", "serve"]
+
+TOKEN_ENV = "KGMEM_MCP_TOKEN"  # the bearer token an HTTP server off loopback requires
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
 def _plain(value: Any) -> Any:
@@ -227,9 +240,9 @@ def build_server(
     @tool(WRITE)
     def ingest(records: Records) -> dict[str, Any]:
         """Store many memory records (the JSONL record format; the records argument's schema lists the fields).
-        Bad records are reported in 'errors' with their line (1-based position) and the rest still land.
-        Returns the ingest report."""
-        return holder.call(lambda mg: mg.ingest(records).to_dict())
+        Bad records are reported in 'errors' with their line (1-based position) and the rest still land; a record
+        naming another tenant refuses the whole call. Returns the ingest report."""
+        return holder.call(lambda mg: mg.ingest(tool_records(records, tenant)).to_dict())
 
     @tool(WRITE)
     def ingest_document(
@@ -316,15 +329,200 @@ def build_server(
     return server
 
 
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` serves this machine only (127.0.0.0/8, ::1, localhost)."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_names(host: str, extra: Iterable[str] = ()) -> list[str]:
+    """The names a request's Host header may give for a server bound to ``host``: the loopback names, the bound
+    address itself and, for a wildcard bind (0.0.0.0, ::), this machine's name and addresses; plus ``extra``
+    (``--allow-host``: a DNS name the server is reached by)."""
+    names = [*_LOOPBACK_NAMES, host.strip().strip("[]"), *extra]
+    if host.strip().strip("[]") in ("0.0.0.0", "::", ""):
+        hostname = socket.gethostname()
+        names += [hostname, socket.getfqdn()]
+        try:
+            names += [str(info[4][0]) for info in socket.getaddrinfo(hostname, None)]
+        except OSError:
+            pass
+    return list(dict.fromkeys(n for n in names if n and n not in ("0.0.0.0", "::")))
+
+
+def _security(host: str, extra: Iterable[str] = ()) -> Any:
+    """The SDK's Host/Origin check (DNS-rebinding protection) for the names of :func:`_host_names`: the SDK keeps
+    it only for a loopback bind, so it is passed for every bind."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    hosts, origins = [], []
+    for name in _host_names(host, extra):
+        shown = f"[{name}]" if ":" in name else name  # an IPv6 address in a Host header
+        hosts += [shown, f"{shown}:*"]
+        origins += [f"{scheme}://{shown}{port}" for scheme in ("http", "https") for port in ("", ":*")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+
+class BearerAuth:
+    """ASGI middleware: an HTTP request without ``Authorization: Bearer <token>`` is answered 401 (the token
+    compared in constant time, :func:`hmac.compare_digest`); lifespan events pass through."""
+
+    def __init__(self, app: Any, token: str):
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), b"")
+            if not hmac.compare_digest(given, self._expected):
+                from starlette.responses import PlainTextResponse
+
+                text = (
+                    "Error: this kgmem MCP server needs a bearer token. Fix: send the header "
+                    "'Authorization: Bearer <token>' with the token the server was started with."
+                )
+                reply = PlainTextResponse(text, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+                await reply(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class DuplicateKeys:
+    """ASGI middleware: a POSTed JSON-RPC message goes on with its keys given twice marked
+    (:func:`~kgmem.mcp_args.mark_duplicate_keys`); a body over ``max_body`` goes on untouched (the SDK refuses
+    it)."""
+
+    def __init__(self, app: Any, max_body: int = 4 * 1024 * 1024):
+        self.app, self.max_body = app, max_body
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        messages: list[dict] = []
+        body, complete = bytearray(), False
+        while len(body) <= self.max_body:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            body.extend(message.get("body", b""))
+            if not message.get("more_body", False):
+                complete = True
+                break
+        if complete and len(body) <= self.max_body:
+            marked = mark_duplicate_keys(bytes(body))
+            if isinstance(marked, bytes):
+                messages = [{"type": "http.request", "body": marked, "more_body": False}]
+                headers = [(k, v) for k, v in scope.get("headers", ()) if k != b"content-length"]
+                scope = {**scope, "headers": [*headers, (b"content-length", str(len(marked)).encode())]}
+
+        async def replay() -> Any:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
+
+
+class _MarkedLines:
+    """stdin's lines for the SDK's stdio transport, each message marked by
+    :func:`~kgmem.mcp_args.mark_duplicate_keys` before the SDK parses it."""
+
+    def __init__(self, lines: Any):
+        self._lines = lines
+
+    def __aiter__(self) -> Any:
+        return self._marked()
+
+    async def _marked(self) -> Any:
+        async for line in self._lines:
+            marked = mark_duplicate_keys(str(line))
+            yield line if not isinstance(marked, str) else marked + "\n"
+
+
+async def _run_stdio(server: Any) -> None:
+    """``server.run()`` over stdio, with stdin read through :class:`_MarkedLines` (the SDK's own run parses each
+    line itself, and keeps the last of a key given twice)."""
+    import io
+
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs (mcp 2.3)
+    stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    async with stdio_server(stdin=_MarkedLines(stdin)) as (read_stream, write_stream):  # type: ignore[arg-type]
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+def check_http_bind(host: str, token: str | None) -> None:
+    """Refuse (InputError) to serve HTTP off loopback without a token; any token must be usable as one."""
+    from .errors import InputError
+
+    if token is not None and (not token.strip() or any(ord(c) < 33 or ord(c) > 126 for c in token)):
+        raise InputError(
+            "must be printable ASCII without spaces (it travels in an HTTP header)",
+            field="token",
+            fix="use a random token, e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))'",
+        )
+    if token is None and not is_loopback(host):
+        raise InputError(
+            f"serving HTTP on {host}, which is not a loopback address, without a bearer token would let anyone "
+            "who reaches the port read and change the memory",
+            field="host",
+            fix=f"pass --token TOKEN or set {TOKEN_ENV} (clients then send 'Authorization: Bearer TOKEN'), or bind "
+            "--host 127.0.0.1",
+        )
+
+
+def http_app(server: Any, *, host: str, path: str = "/mcp", token: str | None = None, allow_hosts: Iterable[str] = ()):
+    """The streamable-HTTP ASGI app of ``server`` with the Host/Origin allow-list for ``host`` and, when
+    ``token`` is given, the bearer check in front."""
+    check_http_bind(host, token)
+    app = DuplicateKeys(
+        server.streamable_http_app(
+            streamable_http_path=path, transport_security=_security(host, allow_hosts), host=host
+        )
+    )
+    return BearerAuth(app, token) if token is not None else app
+
+
 def serve(
-    tenant: str, *, http: bool = False, host: str = "127.0.0.1", port: int = 8765, path: str = "/mcp", **connection: Any
+    tenant: str,
+    *,
+    http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    path: str = "/mcp",
+    token: str | None = None,
+    allow_hosts: Iterable[str] = (),
+    **connection: Any,
 ) -> None:
-    """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    """Run the server until the client disconnects (stdio) or the process is stopped (HTTP). Over HTTP off
+    loopback a ``token`` is required (see the module docstring); a warning goes to stderr."""
+    if http:
+        check_http_bind(host, token)  # before anything starts
     server = build_server(tenant, **connection)
     try:
         if http:
-            server.run("streamable-http", host=host, port=port, streamable_http_path=path)
+            import uvicorn
+
+            app = http_app(server, host=host, path=path, token=token, allow_hosts=allow_hosts)
+            if not is_loopback(host):
+                print(
+                    f"kgmem mcp: warning: serving http://{host}:{port}{path} beyond this machine (not a loopback "
+                    "address); every request needs the bearer token, and the traffic is not encrypted (put a TLS "
+                    "proxy in front, or bind --host 127.0.0.1)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=server.settings.log_level.lower())).run()
         else:
-            server.run()
+            import anyio
+
+            anyio.run(_run_stdio, server)
     finally:
         server.kgmem_graph.close()

@@ -194,7 +194,25 @@ def object_key(o: str) -> str:
     return strip_articles(text)
 
 
-_SENTENCE_START = re.compile(r"(?:^|[.!?\n]\s*|[:;]\s+|[\"'(\[]\s*)$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?\n]\s*|[:;]\s+|[\"'(\[]\s*)$")  # what _at_sentence_start decides
+
+
+def _at_sentence_start(text: str, pos: int) -> bool:
+    """Whether ``text[pos:]`` starts a sentence: ``_SENTENCE_START.search(text[:pos])``, read back from ``pos``
+    (the regex, anchored at the end, tried every start of a long run of newlines and rescanned it: quadratic).
+    True at the very start, after a newline followed by nothing but whitespace, and after . ! ? : ; or an opening
+    quote or bracket followed by whitespace (at least one after : and ;)."""
+    if pos == 0:
+        return True
+    j = pos
+    while j > 0 and text[j - 1].isspace():
+        if text[j - 1] == "\n":
+            return True
+        j -= 1
+    if j == 0:
+        return False
+    before = text[j - 1]
+    return before in ".!?\"'([" or (before in ":;" and j < pos)
 
 
 def looks_like_a_name(name: str, text: str) -> bool:
@@ -212,6 +230,6 @@ def looks_like_a_name(name: str, text: str) -> bool:
     if not stripped[0].isupper():
         return False  # a lowercase word is written as a common word
     for m in re.finditer(r"(?<![\w@#])" + re.escape(stripped) + r"(?![\w])", text):
-        if not _SENTENCE_START.search(text[: m.start()]):
+        if not _at_sentence_start(text, m.start()):
             return True
     return False

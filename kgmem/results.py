@@ -75,6 +75,8 @@ class IngestReport:
         }
     )
     ids: list[str] = field(default_factory=list)  # created record ids, in write order
+    # the InputError of each refused record, in the order they were found (errors holds their lines and text)
+    problems: list[Any] = field(default_factory=list, repr=False)
     # wall-clock seconds of each phase: write (normalise, embed, store), context, causes, supersession
     timings: dict[str, float] = field(default_factory=dict)
     # what a file that was not JSONL became: {"format", "name", and for a document "id", "title", "parts"; for a
@@ -122,7 +124,10 @@ class Memory:
 
     @property
     def current(self) -> bool:
-        return self.valid_to is None
+        """Whether it holds now: dated by now, and not replaced by a version that took effect by now (a fact
+        version dated in the future is not current yet; the one before it still is)."""
+        now = dt.datetime.now(dt.timezone.utc)
+        return (self.at is None or self.at <= now) and (self.valid_to is None or self.valid_to > now)
 
     @classmethod
     def from_row(cls, row: dict) -> Memory:
@@ -158,7 +163,10 @@ class Fact:
 
     @property
     def current(self) -> bool:
-        return self.valid_to is None
+        """Whether this version holds now: it took effect by now and no later version has (a version dated in
+        the future is not current yet; the one before it still is)."""
+        now = dt.datetime.now(dt.timezone.utc)
+        return self.valid_from <= now and (self.valid_to is None or self.valid_to > now)
 
     @classmethod
     def from_row(cls, row: dict) -> Fact:

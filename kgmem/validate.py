@@ -24,6 +24,9 @@ MAX_SLOT_PART = 500
 MAX_OBJECT = 1000
 # an entity name becomes Entity.key in the (tenant, key) uniqueness constraint: same reason
 MAX_ENTITY_NAME = 200
+# entities one memory links (MENTIONS): a record's own list longer than this is refused, names found in text
+# beyond it are not linked. Consolidation pairs a memory's entities (CO_OCCURS): 1,000 would be 500k pairs
+MAX_ENTITIES = 20
 # a question to recall / why / ask: longer is not a question (and costs time in every channel)
 MAX_QUERY = 4096
 MAX_USER = 500  # a user scope inside a tenant
@@ -68,9 +71,11 @@ def check_string(value: Any, *, field: str, max_len: int, line: int | None = Non
     """A string argument of a query (recall/why/ask questions, slot names, ids): a string, not blank (when
     ``required``), at most ``max_len`` characters, no NUL, no lone surrogate. Returns it unchanged."""
     if not isinstance(value, str):
-        raise InputError(f"must be a string, got {type(value).__name__}", field=field, line=line)
+        raise InputError(
+            f"must be a string, got {type(value).__name__}", field=field, line=line, fix=f"give {field} as a string"
+        )
     if required and not value.strip():
-        raise InputError("must not be empty", field=field, line=line)
+        raise InputError("must not be empty", field=field, line=line, fix=f"give a non-empty {field}")
     if len(value) > max_len:
         raise InputError(
             f"is {len(value)} characters long; the limit is {max_len}", field=field, line=line, fix="shorten it"
@@ -79,9 +84,12 @@ def check_string(value: Any, *, field: str, max_len: int, line: int | None = Non
 
 
 def parse_time(value: Any, *, field: str = "at", line: int | None = None) -> dt.datetime:
-    """RFC 3339 timestamp (or a bare date = midnight UTC) → aware UTC datetime."""
+    """RFC 3339 timestamp (or a bare date = midnight UTC) → aware UTC datetime.
+
+    A time whose UTC instant falls outside years 1..9999 (``9999-12-31T23:00:00-05:00``, ``0001-01-01T00:30:00+01:00``)
+    is refused here, for its field, rather than overflowing later."""
     if isinstance(value, dt.datetime):
-        return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+        return _utc(value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc), field=field, line=line)
     if isinstance(value, dt.date):
         return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
     if not isinstance(value, str) or not value.strip():
@@ -114,7 +122,20 @@ def parse_time(value: Any, *, field: str = "at", line: int | None = None) -> dt.
         ) from None
     if t.tzinfo is None:
         t = t.replace(tzinfo=dt.timezone.utc)
-    return t.astimezone(dt.timezone.utc)
+    return _utc(t, field=field, line=line)
+
+
+def _utc(t: dt.datetime, *, field: str, line: int | None) -> dt.datetime:
+    """An aware datetime in UTC; one whose UTC instant is before year 1 or after year 9999 is an InputError."""
+    try:
+        return t.astimezone(dt.timezone.utc)
+    except OverflowError:
+        raise InputError(
+            f"'{t.isoformat()}' is outside the years 1 to 9999 once converted to UTC",
+            field=field,
+            line=line,
+            fix="give a time between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z",
+        ) from None
 
 
 def check_query(value: Any, *, field: str = "query", example: str = "what did we decide?") -> str:

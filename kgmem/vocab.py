@@ -157,13 +157,19 @@ def _phrase(name: str) -> str:
 def _check_name(raw: str, what: str) -> str:
     name = snake_case(raw)
     if not name:
-        raise InputError(f"empty {what} in vocabulary: {raw!r}", field="vocabulary")
+        raise InputError(
+            f"empty {what} in vocabulary: {raw!r}", field="vocabulary", fix=f"give the {what} letters or digits"
+        )
     return name
 
 
 def _check_cardinality(value: Any, name: str) -> Cardinality:
     if value not in _CARDINALITIES:
-        raise InputError(f"predicate {name!r}: cardinality must be 'one' or 'many', not {value!r}", field="vocabulary")
+        raise InputError(
+            f"predicate {name!r}: cardinality must be 'one' or 'many', not {value!r}",
+            field="vocabulary",
+            fix='write "cardinality": "one" (a new value replaces the old) or "many"',
+        )
     return value
 
 
@@ -231,13 +237,21 @@ class Vocabulary:
         """Apply a vocabulary document (``{"version": 1, "predicates": {...}}``) over this one."""
         predicates = data.get("predicates") if isinstance(data, Mapping) else None
         if not isinstance(predicates, Mapping):
-            raise InputError("vocabulary must be an object with a 'predicates' object", field="vocabulary")
+            raise InputError(
+                "vocabulary must be an object with a 'predicates' object",
+                field="vocabulary",
+                fix='write {"version": 1, "predicates": {"name": {...}}} (' + "see kgmem/data/vocabulary.json)",
+            )
         self.version = int(data.get("version", self.version))
         with self._lock:
             try:
                 for raw_name, entry in predicates.items():
                     if not isinstance(entry, Mapping):
-                        raise InputError(f"predicate {raw_name!r}: entry must be an object", field="vocabulary")
+                        raise InputError(
+                            f"predicate {raw_name!r}: entry must be an object",
+                            field="vocabulary",
+                            fix='write "name": {"aliases": [...], "cardinality": "one"}',
+                        )
                     self._merge_entry(raw_name, entry, relookup=False)
             finally:
                 self._rebuild_lookup()  # once per document, not once per entry
@@ -449,7 +463,11 @@ def _without_alias(spec: PredicateSpec, *aliases: str) -> PredicateSpec:
 
 def _name_list(value: Any, name: str) -> tuple[str, ...]:
     if isinstance(value, str) or not isinstance(value, Iterable):
-        raise InputError(f"predicate {name!r}: aliases must be a list of strings", field="vocabulary")
+        raise InputError(
+            f"predicate {name!r}: aliases must be a list of strings",
+            field="vocabulary",
+            fix='write "aliases": ["lives at", "resides in"]',
+        )
     return tuple(_check_name(str(v), "alias") for v in value)
 
 
@@ -462,4 +480,6 @@ def _read_json(path: Path) -> dict[str, Any]:
             f"vocabulary file not found: {path}", field="vocabulary", fix=f"check the path (or unset {ENV_VAR})"
         ) from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"vocabulary file {path} is not valid JSON: {exc}", field="vocabulary") from None
+        raise InputError(
+            f"vocabulary file {path} is not valid JSON: {exc}", field="vocabulary", fix="correct the JSON at that place"
+        ) from None

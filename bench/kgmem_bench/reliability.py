@@ -1,5 +1,7 @@
 """Reliability checks (issue 16): hostile strings, malformed JSONL, tenant isolation, concurrent writers, a
-client or the database killed mid-ingest, path traversal in ``kgmem cypher``, forget under load.
+client or the database killed mid-ingest, path traversal in ``kgmem cypher``, forget under load; and (issue 46)
+times at the edges of years 1..9999 on every face, long tokens (ingest time linear in length), the HTTP MCP
+server off loopback (no request without the token is served).
 
 Each check returns one row — ``check, attempts, failures, lost, duplicated, leaked`` plus ``notes`` — and
 the suite ``reliability`` prints them as one table. ``tests/reliability/`` runs the same checks and asserts
@@ -1229,13 +1231,254 @@ def check_forget_under_load(base, tmp: Path, *, n_forget: int = 20, seconds: flo
     return row
 
 
+# --------------------------------------------------------------------------- 9. time edges (issue 46)
+
+# times whose UTC instant leaves years 1..9999 (refused for their field), the valid edges themselves, and garbage
+EDGE_TIMES = [
+    "9999-12-31T23:00:00-05:00",
+    "0001-01-01T00:30:00+01:00",
+    "0001-01-01T00:00:00+00:01",
+    "9999-12-31T23:59:59.999999Z",
+    "0001-01-01T00:00:00Z",
+    "9999-12-31",
+    "0001-01-01",
+    "2026-13-01",
+    "+10000-01-01",
+    "9999-12-31T23:59:59-23:59",
+]
+
+
+def _no_traceback(row: Row, what: str, fn: Callable[[], Any]) -> None:
+    """``fn`` answers, or refuses with a kgmem error that says its fix; anything else is a failure."""
+    from kgmem.errors import KgmemError
+
+    row.attempts += 1
+    try:
+        fn()
+    except KgmemError as e:
+        if not e.fix:
+            row.fail(f"{what}: an error without a fix: {e}")
+    except Exception as e:  # noqa: BLE001 - what the check looks for
+        row.fail(f"{what}: {type(e).__name__}: {e}")
+
+
+def check_time_edges(base, tmp: Path, *, cli: int = 4) -> Row:
+    """Every face given a time at the edges of what datetime holds: the Python API (ingest, where the good line
+    must still land; recall, why, as_of, changes, ask, gc), the MCP tools and the CLI (no traceback on stderr)."""
+    import anyio
+    from mcp import Client
+
+    from kgmem.mcp_server import build_server
+
+    row = Row("time edges (no traceback on any at)")
+    t0 = time.perf_counter()
+    mg = base.for_tenant("rel-time-" + uuid.uuid4().hex[:8])
+    try:
+        fact = {"id": "f0", "text": "Maya lives in Boston", "subject": "maya", "predicate": "lives_in"}
+        mg.ingest([{**fact, "object": "Boston"}])
+        for i, at in enumerate(EDGE_TIMES):
+            row.attempts += 1
+            try:
+                report = mg.ingest(
+                    [{"id": f"ok-{i}", "text": f"good line {i}"}, {"id": f"edge-{i}", "text": "edge", "at": at}]
+                )
+            except Exception as e:  # noqa: BLE001
+                row.fail(f"ingest with at={at}: {type(e).__name__}: {e}")
+                continue
+            if mg.store.read("memory/by_ids", tenant=mg.tenant, ids=[f"ok-{i}"]) == []:
+                row.lost += 1
+                row.notes.append(f"the good line beside at={at} was lost")
+            errors = [e["error"] for e in report.errors]
+            if errors and not (errors[0].startswith("field 'at'") and errors[0].endswith(")")):
+                row.fail(f"at={at}: {errors[0][:120]}")
+            for name, fn in (
+                ("recall", lambda at=at: mg.recall("good line", at=at)),
+                ("why", lambda at=at: mg.why("why the good line?", at=at)),
+                ("as_of", lambda at=at: mg.as_of("maya", "lives_in", at)),
+                ("changes", lambda at=at: mg.changes(at)),
+                ("ask", lambda at=at: mg.ask("what happened last week?", now=at)),
+                ("gc", lambda at=at: mg.gc(dry_run=True, now=at)),
+            ):
+                _no_traceback(row, f"{name}({at})", fn)
+        server = build_server(mg.tenant, graph_factory=lambda: mg)
+
+        async def tools() -> None:
+            async with Client(server) as client:
+                for at in EDGE_TIMES:
+                    for tool, args in (
+                        ("recall", {"query": "good line", "at": at}),
+                        ("as_of", {"subject": "maya", "predicate": "lives_in", "at": at}),
+                        ("changes", {"since": at}),
+                        ("remember", {"text": "edge over mcp", "at": at}),
+                    ):
+                        row.attempts += 1
+                        result = await client.call_tool(tool, args)
+                        text = "".join(getattr(c, "text", "") for c in result.content)
+                        if result.is_error and " Fix: " not in text:
+                            row.fail(f"mcp {tool}(at={at}): {text[:120]}")
+
+        anyio.run(tools)
+        env = {**os.environ, "KGMEM_TENANT": mg.tenant}
+        _export_connection(base, env)
+        path = tmp / "edge-times.jsonl"
+        path.write_text("".join(json.dumps({"text": f"cli {i}", "at": at}) + "\n" for i, at in enumerate(EDGE_TIMES)))
+        commands = [["ingest", str(path)]] + [
+            ["recall", "good line", "--at", at] for at in EDGE_TIMES[: max(0, cli - 1)]
+        ]
+        for args in commands:
+            row.attempts += 1
+            out = subprocess.run(KGMEM + args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+            if "Traceback" in out.stderr or out.returncode not in (0, 1):
+                row.fail(f"kgmem {' '.join(args[:2])}: exit {out.returncode}: {out.stderr[-300:]}")
+    finally:
+        delete_tenant(base.store, mg.tenant)
+    row.seconds = time.perf_counter() - t0
+    return row
+
+
+# --------------------------------------------------------------------------- 10. long tokens (issue 46)
+
+LONG_SHAPES: dict[str, Callable[[int], str]] = {
+    "base64 key": lambda n: base64.b64encode(os.urandom(n)).decode()[:n],
+    "one letter": lambda n: "a" * n,
+    "digits and commas": lambda n: "1," * (n // 2),
+    "run of spaces": lambda n: "x" + " " * (n - 2) + "y",
+    "run of full stops": lambda n: "x" + "." * (n - 1),
+    "a fact, then nows": lambda n: "I live in Paris" + " now" * ((n - 15) // 4),
+}
+
+
+def check_long_tokens(base, *, small: int = 4096, big: int = 32768, bound: float = 20.0) -> Row:
+    """One record holding an unbroken token (or a run of spaces or punctuation) of ``big`` characters against
+    one of ``small``: the ingest time's ratio must stay below ``bound`` (linear: about big/small = 8; the
+    quadratic regexes gave 40 to 90). A ratio, never an absolute time; the slowest ingest is noted."""
+    row = Row("long tokens (ingest time linear in length)")
+    t0 = time.perf_counter()
+    mg = base.for_tenant("rel-long-" + uuid.uuid4().hex[:8])
+    worst, slowest = 0.0, 0.0
+    try:
+        mg.ingest([{"text": "warm up: I live in Paris now"}])
+        for name, shape in LONG_SHAPES.items():
+            seconds = []
+            for n in (small, big):
+                row.attempts += 1
+                start = time.perf_counter()
+                try:
+                    report = mg.ingest([{"id": f"{name}-{n}", "text": shape(n)}])
+                except Exception as e:  # noqa: BLE001
+                    row.fail(f"{name} ({n}): {type(e).__name__}: {e}")
+                    break
+                seconds.append(time.perf_counter() - start)
+                if report.created != 1:
+                    row.lost += 1
+                    row.notes.append(f"{name} ({n}) not stored: {report.errors[:1]}")
+            if len(seconds) == 2:
+                ratio = seconds[1] / max(seconds[0], 1e-3)
+                worst, slowest = max(worst, ratio), max(slowest, seconds[1])
+                if ratio > bound:
+                    row.fail(f"{name}: {big} characters took {ratio:.1f}x the time of {small}")
+        row.notes.append(f"worst ratio {worst:.1f} ({big}/{small} characters); slowest {big}: {slowest:.2f} s")
+    finally:
+        delete_tenant(base.store, mg.tenant)
+    row.seconds = time.perf_counter() - t0
+    return row
+
+
+# --------------------------------------------------------------------------- 11. HTTP MCP server off loopback (issue 46)
+
+
+def check_http_off_loopback(base, *, requests: int = 20) -> Row:
+    """``kgmem mcp --http --host 0.0.0.0``: without a token it must refuse to start (exit 1, a Fix, no
+    traceback); with one, a request without it or with a wrong one is 401 (a 200 is a leak), a rebound Host 421,
+    and the token's request 200."""
+    import httpx2
+
+    row = Row("HTTP MCP server off loopback")
+    t0 = time.perf_counter()
+    env = {k: v for k, v in os.environ.items() if k != "KGMEM_MCP_TOKEN"}
+    env["KGMEM_TENANT"] = "rel-http-" + uuid.uuid4().hex[:8]
+    _export_connection(base, env)
+    port = _free_port()
+    argv = KGMEM + ["mcp", "--http", "--host", "0.0.0.0", "--port", str(port)]
+    row.attempts += 1
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+        if out.returncode != 1 or "Fix:" not in out.stderr or "Traceback" in out.stderr:
+            row.leaked += 1
+            row.notes.append(f"started without a token: exit {out.returncode} {out.stderr[-200:]}")
+    except subprocess.TimeoutExpired:
+        row.leaked += 1
+        row.notes.append("served without a token (still running after 120 s)")
+    token = uuid.uuid4().hex
+    proc = subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env={**env, "KGMEM_MCP_TOKEN": token},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "rel", "version": "1"}},
+    }
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    cases: list[tuple[dict, int]] = [
+        ({}, 401),
+        ({"Authorization": "Bearer " + token[:-1]}, 401),
+        ({"Authorization": "Bearer"}, 401),
+        ({"Authorization": token}, 401),
+        ({"Authorization": "Basic " + base64.b64encode(token.encode()).decode()}, 401),
+        ({"Authorization": f"Bearer {token}", "Host": "rebound.example"}, 421),
+        ({"Authorization": f"Bearer {token}", "Origin": "http://rebound.example"}, 403),
+        ({"Authorization": f"Bearer {token}"}, 200),
+    ]
+    err = ""
+    try:
+        deadline = time.monotonic() + 120
+        listening = False
+        while proc.poll() is None and time.monotonic() < deadline and not listening:
+            with socket.socket() as sock:
+                listening = sock.connect_ex(("127.0.0.1", port)) == 0
+            if not listening:
+                time.sleep(0.25)
+        if not listening:
+            row.fail("the server with a token did not start listening")
+        for i in range(requests if listening else 0):
+            extra, expected = cases[i % len(cases)]
+            row.attempts += 1
+            got = httpx2.post(url, json=body, headers={**headers, **extra}, timeout=60).status_code
+            if got == expected:
+                continue
+            if got == 200:
+                row.leaked += 1
+                row.notes.append(f"{sorted(extra)} answered 200")
+            else:
+                row.fail(f"{sorted(extra)}: {got}, expected {expected}")
+    finally:
+        proc.terminate()
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate(timeout=30)
+    if "warning: serving" not in (err or ""):
+        row.fail("no warning on stderr")
+    row.seconds = time.perf_counter() - t0
+    return row
+
+
 # --------------------------------------------------------------------------- the suite
 
 
 @suite("reliability", title="Reliability: hostile input, crashes, races and isolation (issue 16)")
 def run(ctx: BenchContext) -> dict:
     """Hostile strings, malformed JSONL, tenant isolation, concurrent writers, client and database killed
-    mid-ingest, cypher path traversal, forget under load: one row per check."""
+    mid-ingest, cypher path traversal, forget under load, time edges, long tokens, the HTTP MCP server off
+    loopback: one row per check."""
     base = ctx._base_graph()
     rows: list[Row] = []
     errors: list[str] = []
@@ -1266,6 +1509,9 @@ def run(ctx: BenchContext) -> dict:
         ),
         ("cypher", check_cypher_paths),
         ("forget", lambda: check_forget_under_load(base, tmp, seconds=10 if quick else 25)),
+        ("time", lambda: check_time_edges(base, tmp, cli=2 if quick else 6)),
+        ("long", lambda: check_long_tokens(base)),
+        ("http", lambda: check_http_off_loopback(base, requests=16 if quick else 80)),
     ]
     only = [c for c in os.environ.get("KGMEM_RELIABILITY_CHECKS", "").split(",") if c]
     for name, fn in checks:

@@ -1,6 +1,7 @@
 // name: facts/history
 // Every version of one slot, oldest first, walking the SUPERSEDES chain's order (valid time), with
-// valid_to (the next version's at) and whether it is current. $known_at restricts to what was recorded by then.
+// valid_to (the next version's at); current is read from them (Fact.current: valid at the present time, so a
+// version dated in the future is not current yet). $known_at restricts to what was recorded by then.
 // params: $tenant (string), $slot (string), $known_at (datetime or null)
 // returns: id, subject, predicate, object, polarity, text, at, recorded_at, version, source, valid_to
 :param tenant => 'demo';

@@ -37,7 +37,9 @@ class GraphBase:
         vocabulary: Vocabulary | None = None,
     ):
         if not isinstance(tenant, str) or not tenant.strip():
-            raise InputError("tenant must be a non-empty string", field="tenant")
+            raise InputError(
+                "tenant must be a non-empty string", field="tenant", fix='name the tenant, e.g. tenant="agent-1"'
+            )
         user, password = auth if auth else (None, None)
         self.tenant = tenant
         self._owns_store = store is None

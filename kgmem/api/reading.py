@@ -35,7 +35,11 @@ def time_mode(value: Any) -> str:
         return "off"
     if value in TIME_MODES:
         return str(value)
-    raise InputError(f"must be true, false or one of {', '.join(TIME_MODES)}, got {value!r}", field="time_filters")
+    raise InputError(
+        f"must be true, false or one of {', '.join(TIME_MODES)}, got {value!r}",
+        field="time_filters",
+        fix=f"give true, false or one of {', '.join(TIME_MODES)}",
+    )
 
 
 def _with_hint(reason: str | None, hint: str | None) -> str | None:

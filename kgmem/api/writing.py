@@ -31,7 +31,9 @@ class Writing(GraphBase):
         user: str | None = None,
     ) -> IngestReport:
         """Ingest records: a JSONL path, an open text file, or an iterable of dicts (contract §1); ``user`` owns
-        the records that name none (a record's own ``user`` wins). Other files: :meth:`ingest_file`.
+        the records that name none (a record's own ``user`` wins). Other files: :meth:`ingest_file`. The input is
+        streamed (read, checked and written a window of 8 batches at a time), so a file or a generator of
+        millions of records runs in bounded memory; the windows written stay written if the input fails later.
 
         Bad lines are reported in ``report.errors`` (with line numbers) and the rest still lands. After the
         write, memories that state their cause in words get inferred CAUSED_BY links (``infer_causes``), and
@@ -41,7 +43,8 @@ class Writing(GraphBase):
         ``progress(done, total)`` is called as the write advances, in records: each counts a third when
         normalised, a third when embedded (every few hundred) and a third when its transaction of
         ``batch_size`` records commits; records already stored count at once; ``(total, total)`` comes after
-        the last commit (the derived passes follow).
+        the last commit (the derived passes follow). ``total`` is the input's length for a list, else the
+        records read so far (it grows as a file is streamed).
         """
         from ..derived import supersession as _supersession
         from ..ingest.pipeline import ingest as _ingest
@@ -269,8 +272,10 @@ class Writing(GraphBase):
         if isinstance(record.get("at"), (dt.datetime, dt.date)):
             record["at"] = record["at"].isoformat()
         report = self.ingest([record])
+        if report.problems:  # the record's own error, with its field and fix
+            raise report.problems[0]
         if report.errors:
-            raise InputError(report.errors[0]["error"])
+            raise InputError(report.errors[0]["error"], fix="correct the record")
         mem_id = report.ids[0] if report.ids else None
         if mem_id is None:  # unchanged: the same record is already stored
             from ..ingest.records import parse_record

@@ -295,7 +295,9 @@ def subject(text: str) -> str | None:
     roommate Jess", "the user's partner"; ``kin:<relation>:<whose>`` for "Omar's wife"), ``name:<name>``
     ("Leo's at Oakwood", "Fatima got promoted"), or None when it cannot tell. A speaker or channel prefix
     ("Mom:", "#sre:", "CRM | Acme |") is skipped."""
-    body = _PREFIX.sub("", text, count=1).lstrip(" -–—\"'“(")
+    # leading whitespace off first: _PREFIX's class holds the space, so its \s* gave back a long leading run one
+    # character at a time and rescanned the rest (quadratic: 4k spaces took 3 s)
+    body = _PREFIX.sub("", text.lstrip(), count=1).lstrip(" -–—\"'“(")
     body = _REPORTED.sub("", body, count=1)  # "Priya says Arjun moved …" is about Arjun
     kin = _KIN_OF.match(body) or _ROLE_OF.match(body)
     if kin:
@@ -327,7 +329,26 @@ def someone_else(newer: str | None, older: str | None) -> bool:
     return False
 
 
-_QUALIFIER_BEFORE = re.compile(r"([a-z][\w-]*)[\s:]+$")  # the word right before a noun (lower-cased text)
+_QUALIFIER_BEFORE = re.compile(r"([a-z][\w-]*)[\s:]+$")  # what _qualifier_before finds (in linear time)
+
+
+def _qualifier_before(low: str, end: int) -> str | None:
+    """The word right before ``low[end:]``: what ``_QUALIFIER_BEFORE.search(low[:end])`` finds, read from the end
+    (the regex tries every start of a long token and rescans it: quadratic on an 8k-character token). The
+    separators are whitespace and colons (at least one); the word is the run of word characters and hyphens
+    before them, from its first ASCII lower-case letter."""
+    j = end
+    while j > 0 and (low[j - 1].isspace() or low[j - 1] == ":"):
+        j -= 1
+    if j == end:
+        return None
+    k = j
+    while k > 0 and (low[k - 1].isalnum() or low[k - 1] in "_-"):
+        k -= 1
+    for i in range(k, j):
+        if "a" <= low[i] <= "z":
+            return low[i:j]
+    return None
 
 
 def qualifiers(text: str, nouns: frozenset[str]) -> dict[str, str]:
@@ -341,9 +362,9 @@ def qualifiers(text: str, nouns: frozenset[str]) -> dict[str, str]:
         i = low.find(noun)
         if i <= 0:
             continue
-        m = _QUALIFIER_BEFORE.search(low[:i])
-        if m and m.group(1) not in _STOPWORDS and m.group(1) not in _NOT_NAMES:
-            out[noun] = m.group(1)
+        word = _qualifier_before(low, i)
+        if word and word not in _STOPWORDS and word not in _NOT_NAMES:
+            out[noun] = word
     return out
 
 
@@ -466,11 +487,16 @@ ROLE_NOUNS = _words(
 )
 _VALUE_SHAPES = (
     ("phone", re.compile(r"(?<!\d)(?:\+?\d[\d\-. ()]{6,}\d)(?!\d)")),
-    ("email", re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")),
+    ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+")),  # from a run's start: linear
     (
         "money",
+        # "1,200 dollars", "€5", "120k"; tried once per run of digits and commas, from its start ("1,1,1,…" made
+        # every digit a start that rescanned the run: quadratic): the run must end in a unit and hold a digit
+        # at a word boundary
         re.compile(
-            r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:dollars|euros|pounds|usd|eur|gbp|k)\b", re.I
+            r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?"
+            r"|(?<![\d,])(?=[\d,]*+(?:\.\d+)?\s?(?:dollars|euros|pounds|usd|eur|gbp|k)\b)[\d,]*?\b\d",
+            re.I,
         ),
     ),
     ("time", re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)),
@@ -783,10 +809,12 @@ def content_words(text: str) -> frozenset[str]:
 
 _DIGITS = re.compile(r"\d{2,}")
 _TOKEN = re.compile(r"[$€£]?\d[\d,.:/-]*\w*|[a-z][a-z0-9'-]+", re.IGNORECASE)
-# "not X", "X is wrong", "instead of X", "rather than X": the tokens a statement says are no longer (or never) so
+# "not X", "X is wrong", "instead of X", "rather than X": the tokens a statement says are no longer (or never) so.
+# "X is wrong" is tried from the start of a token only: from every character of a long token (a pasted key) the
+# regex rescanned the rest of it, quadratic (16k characters took 5-9 s)
 _NEGATING = re.compile(
     r"(?:\bnot|\bno longer|\binstead of|\brather than|\bno more|\bnever)\s+((?:\S+\s+){0,2}\S+)"
-    r"|(\S+(?:\s+\S+)?)\s+(?:is|was|are|were)\s+(?:wrong|incorrect|a typo|a mistake)",
+    r"|(?<!\S)(\S+(?:\s+\S+)?)\s+(?:is|was|are|were)\s+(?:wrong|incorrect|a typo|a mistake)",
     re.IGNORECASE,
 )
 

@@ -70,13 +70,19 @@ class ConsolidationParams:
         for name in ("threshold", "pattern_threshold", "weekday_share", "decay"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= 1:
-                raise InputError(f"must be a number in (0, 1], got {v!r}", field=name)
+                raise InputError(
+                    f"must be a number in (0, 1], got {v!r}", field=name, fix=f"give {name} as a number like 0.9"
+                )
         if not isinstance(self.min_cluster, int) or isinstance(self.min_cluster, bool) or self.min_cluster < 2:
-            raise InputError(f"must be an integer ≥ 2, got {self.min_cluster!r}", field="min_cluster")
+            raise InputError(
+                f"must be an integer ≥ 2, got {self.min_cluster!r}",
+                field="min_cluster",
+                fix="give min_cluster as 2 or more",
+            )
         for name in ("interval_tolerance", "floor"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
-                raise InputError(f"must be a number ≥ 0, got {v!r}", field=name)
+                raise InputError(f"must be a number ≥ 0, got {v!r}", field=name, fix=f"give {name} as 0 or more")
 
     @classmethod
     def from_kwargs(cls, **params) -> ConsolidationParams:
@@ -587,7 +593,7 @@ def co_occurring(store: Store, tenant: str, keys: Iterable[str], limit: int = 20
     if not keys:
         return []
     if not isinstance(limit, int) or limit < 1:
-        raise InputError(f"must be a positive integer, got {limit!r}", field="limit")
+        raise InputError(f"must be a positive integer, got {limit!r}", field="limit", fix="ask for 1 or more")
     rows = store.read("lifecycle/co_occurring", tenant=tenant, keys=keys, limit=limit)
     return [
         {

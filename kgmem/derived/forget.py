@@ -84,7 +84,7 @@ def forget_ids(
     ids = [i for i in dict.fromkeys(ids)]
     for i in ids:
         if not isinstance(i, str) or not i.strip():
-            raise InputError("must be a non-empty string", field="id")
+            raise InputError("must be a non-empty string", field="id", fix="give the id of a memory")
     p = plan_forget(store, tenant, ids)
     missing = [i for i in ids if i not in p["rows"]]
     if missing and not missing_ok:

@@ -55,10 +55,13 @@ def encode(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"cannot export the non-finite number {value}")
+        raise InputError(f"cannot export the non-finite number {value}", fix="store finite numbers only")
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    raise InputError(f"cannot export a value of type {type(value).__name__}")
+    raise InputError(
+        f"cannot export a value of type {type(value).__name__}",
+        fix="store strings, numbers, booleans, times or lists of them",
+    )
 
 
 def decode(value: Any, line: int | None = None) -> Any:
@@ -69,8 +72,12 @@ def decode(value: Any, line: int | None = None) -> Any:
             if set(value) == {"$date"}:
                 return dt.date.fromisoformat(value["$date"])
         except (TypeError, ValueError):
-            raise InputError(f"bad time value {value!r}", line=line) from None
-        raise InputError("property values are strings, numbers, booleans, times or lists of them", line=line)
+            raise InputError(f"bad time value {value!r}", line=line, fix="write times as kgmem export does") from None
+        raise InputError(
+            "property values are strings, numbers, booleans, times or lists of them",
+            line=line,
+            fix="import a file written by `kgmem export`",
+        )
     if isinstance(value, list):
         return [decode(v, line) for v in value]
     return value
@@ -78,7 +85,7 @@ def decode(value: Any, line: int | None = None) -> Any:
 
 def _props(d: object, line: int | None = None) -> dict:
     if not isinstance(d, dict):
-        raise InputError("'props' must be an object", line=line)
+        raise InputError("'props' must be an object", line=line, fix="import a file written by `kgmem export`")
     return {k: decode(v, line) for k, v in d.items() if v is not None}
 
 
@@ -239,7 +246,7 @@ def parse_export(source) -> dict:
                 f"not valid JSON ({e.msg})", line=n, fix="import a file written by `kgmem export`"
             ) from None
         if not isinstance(obj, dict):
-            raise InputError("expected a JSON object", line=n)
+            raise InputError("expected a JSON object", line=n, fix="import a file written by `kgmem export`")
         kind = obj.get("type")
         if header is None:
             if kind != "header" or obj.get("format") != FORMAT:
@@ -250,14 +257,25 @@ def parse_export(source) -> dict:
             continue
         ident = obj.get("key") if kind == "entity" else obj.get("id")
         if kind in ("memory", "entity", "tombstone", "run") and (not isinstance(ident, str) or not ident):
-            raise InputError(f"a {kind} line needs a non-empty {'key' if kind == 'entity' else 'id'}", line=n)
+            raise InputError(
+                f"a {kind} line needs a non-empty {'key' if kind == 'entity' else 'id'}",
+                line=n,
+                fix="import a file written by `kgmem export`",
+            )
         if kind == "memory":
             labels = obj.get("labels") or []
             if not isinstance(labels, list) or any(lb not in LABELS for lb in labels):
-                raise InputError(f"labels must be among {', '.join(LABELS)}", line=n, field="labels")
+                raise InputError(
+                    f"labels must be among {', '.join(LABELS)}",
+                    line=n,
+                    field="labels",
+                    fix="import a file written by `kgmem export`",
+                )
             props = _props(obj.get("props"), n)
             if not isinstance(props.get("text"), str) or not props["text"].strip():
-                raise InputError("a memory needs its text", line=n, field="text")
+                raise InputError(
+                    "a memory needs its text", line=n, field="text", fix="import a file written by `kgmem export`"
+                )
             mems.append({"id": ident, "labels": labels, "props": props})
         elif kind == "entity":
             ents.append({"key": ident, "props": _props(obj.get("props"), n)})
@@ -271,9 +289,15 @@ def parse_export(source) -> dict:
                     fix=f"kgmem's types are {', '.join(REL_TYPES)}",
                 )
             if obj.get("from_kind") not in KINDS or obj.get("to_kind") not in KINDS:
-                raise InputError("from_kind and to_kind must be 'memory' or 'entity'", line=n)
+                raise InputError(
+                    "from_kind and to_kind must be 'memory' or 'entity'",
+                    line=n,
+                    fix="import a file written by `kgmem export`",
+                )
             if not isinstance(obj.get("from"), str) or not isinstance(obj.get("to"), str):
-                raise InputError("an edge needs 'from' and 'to' ids", line=n)
+                raise InputError(
+                    "an edge needs 'from' and 'to' ids", line=n, fix="import a file written by `kgmem export`"
+                )
             edges.append(
                 {
                     "type": rel,
@@ -290,7 +314,9 @@ def parse_export(source) -> dict:
         elif kind == "run":
             runs.append({"id": ident, "props": _props(obj.get("props"), n)})
         else:
-            raise InputError(f"unknown line type {kind!r}", line=n, field="type")
+            raise InputError(
+                f"unknown line type {kind!r}", line=n, field="type", fix="import a file written by `kgmem export`"
+            )
     if header is None:
         raise InputError("the file is empty", fix="import a file written by `kgmem export`")
     for what, items, key in (
@@ -302,14 +328,20 @@ def parse_export(source) -> dict:
         seen: set[str] = set()
         for it in items:
             if it[key] in seen:
-                raise InputError(f"{what} '{it[key]}' appears twice in the file")
+                raise InputError(
+                    f"{what} '{it[key]}' appears twice in the file", fix="import a file written by `kgmem export`"
+                )
             seen.add(it[key])
     mem_ids = {m["id"] for m in mems}
     ent_keys = {ent["key"] for ent in ents}
     for edge in edges:
         for end, kind in (("from", edge["from_kind"]), ("to", edge["to_kind"])):
             if edge[end] not in (mem_ids if kind == "memory" else ent_keys):
-                raise InputError(f"edge {edge['type']} points at unknown {kind} '{edge[end]}'", line=edge["line"])
+                raise InputError(
+                    f"edge {edge['type']} points at unknown {kind} '{edge[end]}'",
+                    line=edge["line"],
+                    fix="import a file written by `kgmem export`",
+                )
     return {"header": header, "memories": mems, "entities": ents, "edges": edges, "tombstones": tombs, "runs": runs}
 
 
@@ -380,7 +412,10 @@ def import_jsonl(store: Store, embedder: Embedder, tenant: str, source) -> dict:
         if data["runs"]:
             out["runs"] = tx.run("lifecycle/import_runs", tenant=tenant, rows=data["runs"])[0]["written"]
         if out["edges"] != len(edge_rows):  # cannot happen after parse_export's checks; never half-import
-            raise InputError(f"only {out['edges']} of {len(edge_rows)} edges could be restored")
+            raise InputError(
+                f"only {out['edges']} of {len(edge_rows)} edges could be restored",
+                fix="import into an empty tenant a file written by `kgmem export` (nothing was imported)",
+            )
         return out
 
     done = store.write_tx(work)

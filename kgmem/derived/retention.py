@@ -23,6 +23,7 @@ from typing import Mapping
 from ..embed import Embedder
 from ..errors import InputError
 from ..store import Store
+from ..validate import short
 from .forget import forget_ids
 
 CLASSES = ("permanent", "standard", "short", "ephemeral")
@@ -41,15 +42,29 @@ def parse_duration(value) -> dt.timedelta | None:
     """'30d', '12h', '2w', 'never' (None), or a timedelta / number of days."""
     if value is None or isinstance(value, dt.timedelta):
         return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return dt.timedelta(days=value)
-    if isinstance(value, str):
-        if value.strip().lower() in ("never", "none", "forever", "inf"):
-            return None
-        m = _DURATION.match(value)
-        if m:
-            return dt.timedelta(**{_UNITS[m.group(2).lower()]: float(m.group(1))})
-    raise InputError(f"'{value}' is not a duration", field="ttl", fix="write it like 30d, 12h, 2w or never")
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return dt.timedelta(days=value)
+        if isinstance(value, str):
+            if value.strip().lower() in ("never", "none", "forever", "inf"):
+                return None
+            m = _DURATION.match(value)
+            if m:
+                return dt.timedelta(**{_UNITS[m.group(2).lower()]: float(m.group(1))})
+    except (OverflowError, ValueError):  # longer than timedelta holds (999,999,999 days), or NaN
+        raise InputError(
+            f"'{short(str(value))}' is too long a duration", field="ttl", fix="write at most 999999999d, or never"
+        ) from None
+    raise InputError(f"'{short(str(value))}' is not a duration", field="ttl", fix="write it like 30d, 12h, 2w or never")
+
+
+def _before(now: dt.datetime, ttl: dt.timedelta) -> dt.datetime:
+    """``now - ttl``; before year 1 (a TTL longer than the time since then) is the earliest time, so nothing of
+    that class has expired."""
+    try:
+        return now - ttl
+    except OverflowError:
+        return dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 
 
 def _overrides(spec: str | Mapping | None) -> dict[str, dt.timedelta | None]:
@@ -78,7 +93,7 @@ def configured_ttls(override: str | Mapping | None = None) -> dict[str, dt.timed
 
 
 def expired(store: Store, tenant: str, now: dt.datetime, ttls: Mapping[str, dt.timedelta | None]) -> list[dict]:
-    cutoffs = [{"retention": cls, "before": now - ttl} for cls, ttl in sorted(ttls.items()) if ttl is not None]
+    cutoffs = [{"retention": cls, "before": _before(now, ttl)} for cls, ttl in sorted(ttls.items()) if ttl is not None]
     if not cutoffs:
         return []
     rows = store.read("lifecycle/expired", tenant=tenant, cutoffs=cutoffs)

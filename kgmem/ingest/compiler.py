@@ -76,12 +76,15 @@ _ABBREVIATIONS = frozenset(
     "inc ltd corp co vs etc eg ie approx no ave dept est fig jan feb mar apr jun jul aug sep sept oct nov dec "
     "u.s e.g i.e a.m p.m".split()
 )  # end a sentence only when a capitalised word follows
-_SENTENCE_END = re.compile(r"[.!?\u2026]+[\"')\]\u201d\u2019]*(?=\s)|\n+|;\s")
+# every regex here that starts with a run (of spaces, dots) starts only where the run does: tried from each of its
+# characters, it rescanned the rest of the run each time, quadratic on a long one (a 32k-character run of spaces
+# took minutes); the matches are the same
+_SENTENCE_END = re.compile(r"(?<![.!?\u2026])[.!?\u2026]+[\"')\]\u201d\u2019]*(?=\s)|\n+|;\s")
 _CLAUSE_BREAK = re.compile(
-    r",?\s+(?:but|whereas|although|though)\s+"
-    r"|,?\s+(?:and|so|then|also|plus|while|because|since|and\s+now|and\s+also)\s+(?=(?:i|i'm|i've|my|we)\b)"
+    r",?(?<!\s)\s+(?:but|whereas|although|though)\s+"
+    r"|,?(?<!\s)\s+(?:and|so|then|also|plus|while|because|since|and\s+now|and\s+also)\s+(?=(?:i|i'm|i've|my|we)\b)"
     r"|,\s+(?=(?:i|i'm|i've|my)\s)"
-    r"|\s+[-\u2013\u2014]+\s+",
+    r"|(?<!\s)\s+[-\u2013\u2014]+\s+",
     re.IGNORECASE,
 )
 
@@ -194,15 +197,15 @@ def _strip_discourse(clause: str) -> tuple[int, str]:
 # --------------------------------------------------------------------------- object cleanup
 
 _CLAUSE_TAIL = re.compile(
-    r"(?:,?\s+(?:because|since|as\s+of|so\s+that|which|who|whom|whose|while|whereas|but|although|though|"
+    r"(?:,?(?<!\s)\s+(?:because|since|as\s+of|so\s+that|which|who|whom|whose|while|whereas|but|although|though|"
     r"unless|until|according\s+to|and\s+(?:i|i'm|my|we|it|she|he|they)|so\s+(?:i|we))\b"
-    r"|,\s+(?:as|so|when|where|after|before|if)\b|\s+\([^)]*[^\W\d_][^)]*(?:\)|$)).*$",
+    r"|,\s+(?:as|so|when|where|after|before|if)\b|(?<!\s)\s+\([^)]*[^\W\d_][^)]*(?:\)|$)).*$",
     re.IGNORECASE | re.DOTALL,
 )
 _MONTHS = "|".join(MONTH_NUMBERS)  # regex alternation of every month spelling
 _WEEKDAYS = "|".join(WEEKDAYS)
 _TRAILING_NOISE = re.compile(
-    r"(?:[\s,]+(?:now|anymore|any\s+more|again|too|also|as\s+well|either|these\s+days|nowadays|lately|"
+    r"(?:(?<![\s,])[\s,]+(?:now|anymore|any\s+more|again|too|also|as\s+well|either|these\s+days|nowadays|lately|"
     r"currently|still|though|anyway|at\s+all|a\s+lot|a\s+bit|very\s+much|so\s+much|really|honestly|actually|"
     r"instead|then|for\s+now|from\s+now\s+on|right\s+now|at\s+the\s+moment|for\s+sure|i\s+think|i\s+guess|"
     r"btw|by\s+the\s+way|yesterday|today|tonight|recently|finally|already|officially|"
@@ -211,7 +214,7 @@ _TRAILING_NOISE = re.compile(
     r"\d+)\s+(?:days?|weeks?|months?|years?)\s+ago|"
     rf"(?:in|since|back\s+in|on|as\s+of)\s+"
     rf"(?:\d{{4}}|(?:{_MONTHS})\b(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?|"
-    rf"(?:{_WEEKDAYS})))|[\s.,;:!?\u2026]+)$",
+    rf"(?:{_WEEKDAYS})))|(?<![\s.,;:!?\u2026])[\s.,;:!?\u2026]+)$",
     re.IGNORECASE,
 )
 _PRONOUNS = frozenset(
@@ -225,6 +228,26 @@ _MAX_OBJECT_WORDS = 12
 _MAX_OBJECT_CHARS = 160
 
 
+_NOISE_WORDS = 8  # more than a _TRAILING_NOISE match can hold ("as of September 5th, 2024": 5 words)
+
+
+_NOISE_GAP = frozenset(".,;:!?\u2026")  # with whitespace: what _TRAILING_NOISE strips between and after its words
+
+
+def _last_words_start(text: str, end: int, words: int) -> int:
+    """Where the last ``words`` words of ``text[:end]`` start (words: runs of characters other than whitespace and
+    _NOISE_GAP); 0 when it has fewer."""
+    i = end
+    for _ in range(words):
+        while i > 0 and (text[i - 1].isspace() or text[i - 1] in _NOISE_GAP):
+            i -= 1
+        if i == 0:
+            return 0
+        while i > 0 and not (text[i - 1].isspace() or text[i - 1] in _NOISE_GAP):
+            i -= 1
+    return i
+
+
 def _trim_object(raw: str) -> tuple[int, int]:
     """[start, end) of the meaningful part of a raw object (clause tails, fillers, punctuation removed)."""
     end = len(raw)
@@ -234,7 +257,9 @@ def _trim_object(raw: str) -> tuple[int, int]:
     previous = -1
     while end != previous:
         previous = end
-        m = _TRAILING_NOISE.search(raw, 0, end)
+        # a match holds at most _NOISE_WORDS words: searched in the last ones only, each removal costs the length
+        # of the tail, not of the whole object ("Paris now now now …" stripped one "now" at a time: quadratic)
+        m = _TRAILING_NOISE.search(raw, _last_words_start(raw, end, _NOISE_WORDS), end)
         if m and m.start() > 0:
             end = m.start()
     start = len(raw[:end]) - len(raw[:end].lstrip())
@@ -274,8 +299,8 @@ _VALIDATORS: dict[str, Callable[[str], bool]] = {
 }
 # Multi-valued predicates whose objects are lists of short nouns: "peanuts and shellfish" is two values.
 _LIST_PREDICATES = frozenset({"allergy", "language", "pet", "hobby", "skill", "medication", "symptom", "child"})
-_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|&|as\s+well\s+as)\s+", re.IGNORECASE)
-_COMMA_LIST_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|&)\s+(?=[^,]*$)", re.IGNORECASE)
+_LIST_SPLIT = re.compile(r"(?<!\s)\s*,\s*(?:and\s+|or\s+)?|(?<!\s)\s+(?:and|&|as\s+well\s+as)\s+", re.IGNORECASE)
+_COMMA_LIST_SPLIT = re.compile(r"(?<!\s)\s*,\s*(?:and\s+|or\s+)?|(?<!\s)\s+(?:and|&)\s+(?=[^,]*$)", re.IGNORECASE)
 _EMPLOYER_NON_ORGS = frozenset(
     "home myself night nights weekends the moment a living free fun money it remote remotely".split()
 )

@@ -30,10 +30,10 @@ from functools import cached_property
 
 from kgmem.calendar_names import MONTH_NUMBERS, WEEKDAYS
 from kgmem.normalize import entity_key
+from kgmem.validate import MAX_ENTITIES
 
 __all__ = ["MAX_ENTITIES", "extract_entities", "resolve"]
 
-MAX_ENTITIES = 20
 _MAX_QUOTED_WORDS = 6
 
 _WEEKDAYS = frozenset(WEEKDAYS)
@@ -125,14 +125,19 @@ class _Word:
     def core(self) -> str:
         """The word without surrounding quotes/brackets/punctuation and without a possessive 's."""
         word = self.raw.lstrip(_OPENERS)
-        while True:
-            stripped = word.rstrip(_CLOSERS)
-            if stripped.endswith(".") and not _ABBREVIATION.search(stripped):
-                stripped = stripped[:-1]
-            if stripped == word:
+        end = len(word)
+        while True:  # closing punctuation off, then one full stop that ends no abbreviation, until neither is left
+            cut = end
+            while cut > 0 and word[cut - 1] in _CLOSERS:
+                cut -= 1
+            # an abbreviation is read in its last 6 characters (its longest, "Prof.", has 5): the whole word, once
+            # per full stop, made a run of 32k of them quadratic
+            if cut > 0 and word[cut - 1] == "." and not _ABBREVIATION.search(word[max(0, cut - 6) : cut]):
+                cut -= 1
+            if cut == end:
                 break
-            word = stripped
-        return re.sub(r"['\u2019]s?$", "", word)
+            end = cut
+        return re.sub(r"['\u2019]s?$", "", word[:end])
 
     @property
     def core_start(self) -> int:

@@ -6,6 +6,11 @@
 * ``caused_by`` ids must exist in the record's tenant, in the store or anywhere in this input.
 * Each batch is one transaction. Normalising batch *i+1*, embedding batch *i* and writing batch *i-1*
   overlap (two threads beside the embedder), so graph writes add little to the embedding time.
+* The input is streamed: it is read a window of :data:`WINDOW_BATCHES` batches at a time, and each window is
+  checked and written before the next is read, so a file of millions of lines runs in bounded memory (what
+  grows with the input is the list of created ids the report and the derived passes keep). A record whose
+  cause comes later in the input waits, held, until the cause is written (or the input ends: then its line is
+  an error).
 """
 
 from __future__ import annotations
@@ -16,13 +21,14 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sized
 
 from ..config import DEFAULT_BATCH, IN_MEMORY_PAIRS_MAX
 from ..embed import Embedder
 from ..errors import InputError, Interrupted
 from ..results import IngestReport
 from ..store import Store
+from ..validate import short
 from ..vocab import Vocabulary
 from .prepare import Preparer, Row
 from .records import PART_TRANSFORM, Record, parse_record, read_jsonl
@@ -32,26 +38,45 @@ Progress = Callable[[int, int], None]
 # texts embedded between two progress calls: the bar moves while a batch is embedded, not only when its
 # transaction (batch_size records) commits; the transactions stay as they are
 PROGRESS_STEP = 256
+# batches read, checked and written as one window: the records held in memory at a time (a window is checked
+# against the store once, and the three-stage overlap below drains at its end)
+WINDOW_BATCHES = 8
 
 
 class _Progress:
     """``progress(done, total)`` in records as the work advances: each record counts a third when it is
     normalised, a third when its text is embedded (every :data:`PROGRESS_STEP` texts) and a third when its
     transaction commits, so ``(total, total)`` comes after the last commit. Records that need no writing
-    (already stored, rejected) count as done at once. Called from the ingesting thread only."""
+    (already stored, rejected) count as done at once. ``total`` is the input's length when it has one (a list),
+    else the records read so far (it grows while a file is streamed). Called from the ingesting thread only."""
 
-    def __init__(self, report: Progress | None, total: int, skipped: int):
-        self._report, self.total, self._thirds = report, total, 3 * skipped
-        self._tell()
+    def __init__(self, report: Progress | None, total: int | None):
+        self._report, self._sized, self.total, self._thirds = report, total is not None, total or 0, 0
+
+    def read(self, records: int) -> None:
+        """``records`` more were read from an input of unknown length."""
+        if not self._sized:
+            self.total += records
+
+    def skip(self, records: int) -> None:
+        """``records`` need no writing (already stored, or rejected): done at once."""
+        self.add(3 * records, thirds=3 * records)
 
     def add(self, records: int, *, thirds: int | None = None) -> None:
         """``records`` finished one of their three steps (or ``thirds`` of a record, when given)."""
         self._thirds += records if thirds is None else thirds
-        self._tell()
+        self.tell()
 
-    def _tell(self) -> None:
+    def tell(self) -> None:
         if self._report is not None and self.total:
             self._report(min(self._thirds // 3, self.total), self.total)
+
+
+def _reject(report: IngestReport, line: int | None, error: InputError) -> None:
+    """A record refused: its line and message in ``report.errors`` (the message says the field and, in
+    parentheses, the fix), the error itself in ``report.problems``."""
+    report.errors.append({"line": line, "error": error.without_line()})
+    report.problems.append(error)
 
 
 @dataclass
@@ -110,6 +135,7 @@ class Ingestor:
         self.texts_out = texts_out
         # the owner of the records that name none (``kgmem ingest --user``); a record's own ``user`` wins
         self.user = user
+        self._preparer: Preparer | None = None
 
     # ------------------------------------------------------------------ phases
 
@@ -129,28 +155,54 @@ class Ingestor:
         self, source: Any, report: IngestReport, *, tenant: str, progress: Progress | None, now: dt.datetime | None
     ) -> IngestReport:
         recorded_at = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
+        sized = isinstance(source, Sized) and not isinstance(source, (str, bytes, dict, os.PathLike))
+        tracker = _Progress(progress, len(source) if sized else None)
+        window = self.batch_size * WINDOW_BATCHES
         items: list[_Item] = []
+        waiting: list[_Item] = []  # records whose cause was not written yet (it may come later in the input)
         for line, obj in iter_source(source):
             report.read += 1
+            tracker.read(1)
             if isinstance(obj, InputError):
-                report.errors.append({"line": line, "error": obj.without_line()})
+                _reject(report, line, obj)
+                tracker.skip(1)
                 continue
             if self.user is not None and isinstance(obj, dict) and obj.get("user") is None:
                 obj = {**obj, "user": self.user}
             try:
                 rec = parse_record(obj, line=line, tenant=tenant, now=recorded_at)
             except InputError as e:
-                report.errors.append({"line": line, "error": e.without_line()})
+                _reject(report, line, e)
+                tracker.skip(1)
                 continue
             items.append(_Item(line, rec))
-
-        fresh = self._select_fresh(tenant, items, report)
-        fresh = self._check_causes(tenant, fresh, report)
-        self.phase = "write"
-        self._write(tenant, fresh, report, recorded_at, _Progress(progress, len(items), len(items) - len(fresh)))
+            if len(items) >= window:
+                waiting = self._window(tenant, waiting + items, report, recorded_at, tracker, last=False)
+                items = []
+        self._window(tenant, waiting + items, report, recorded_at, tracker, last=True)
         report.errors.sort(key=lambda e: (e["line"] is None, e["line"] or 0))
         report.linked = report.edges["caused_by"] + report.edges["next"]
         return report
+
+    def _window(
+        self,
+        tenant: str,
+        items: list[_Item],
+        report: IngestReport,
+        recorded_at: dt.datetime,
+        tracker: _Progress,
+        *,
+        last: bool,
+    ) -> list[_Item]:
+        """Check and write one window of records (with the ones still waiting for a cause, which come first);
+        return those that wait on: a cause that is neither stored nor among them may come later in the input.
+        In the ``last`` window nothing waits: an unknown cause is an error for its line."""
+        fresh = self._select_fresh(tenant, items, report)
+        ok, waiting = self._check_causes(tenant, fresh, report, last=last)
+        tracker.skip(len(items) - len(ok) - len(waiting))
+        tracker.tell()
+        self._write(tenant, ok, report, recorded_at, tracker)
+        return waiting
 
     def _select_fresh(self, tenant: str, items: list[_Item], report: IngestReport) -> list[_Item]:
         """Drop records already stored with the same content; flag ids reused for other content."""
@@ -162,12 +214,14 @@ class Ingestor:
                 if seen[rec.id] == rec.content_key:
                     report.unchanged += 1
                 else:
-                    report.errors.append(
-                        {
-                            "line": it.line,
-                            "error": f"field 'id': id '{rec.id}' appears earlier in this input "
-                            "with different content; give each memory its own id",
-                        }
+                    _reject(
+                        report,
+                        it.line,
+                        InputError(
+                            f"id '{short(rec.id)}' appears earlier in this input with different content",
+                            field="id",
+                            fix="give each memory its own id",
+                        ),
                     )
                 continue
             seen[rec.id] = rec.content_key
@@ -183,12 +237,14 @@ class Ingestor:
                 report.unchanged += 1
                 self.unchanged_ids.append(it.record.id)
             else:
-                report.errors.append(
-                    {
-                        "line": it.line,
-                        "error": f"field 'id': id '{it.record.id}' already holds different "
-                        "content (memories are append-only); give the new memory a new id",
-                    }
+                _reject(
+                    report,
+                    it.line,
+                    InputError(
+                        f"id '{short(it.record.id)}' already holds different content; memories are append-only",
+                        field="id",
+                        fix="give the new memory a new id",
+                    ),
                 )
         return fresh
 
@@ -213,14 +269,14 @@ class Ingestor:
             if stone is None:
                 keep.append(it)
             elif stone["reason"] == "forget" and not self.force:
-                report.errors.append(
-                    {
-                        "line": it.line,
-                        "error": (
-                            f"field 'id': id '{it.record.id}' was forgotten at {stone['forgotten_at']} and is not stored again "
-                            "(ingest with force=True, or --force, to bring it back)"
-                        ),
-                    }
+                _reject(
+                    report,
+                    it.line,
+                    InputError(
+                        f"id '{short(it.record.id)}' was forgotten at {stone['forgotten_at']} and is not stored again",
+                        field="id",
+                        fix="ingest with force=True, or --force, to bring it back",
+                    ),
                 )
             else:
                 keep.append(it)
@@ -236,45 +292,47 @@ class Ingestor:
                 out[row["id"]] = row["content_key"]
         return out
 
-    def _check_causes(self, tenant: str, fresh: list[_Item], report: IngestReport) -> list[_Item]:
-        """Every caused_by and part_of id must be in the store or among this input's valid records (same
-        tenant)."""
+    def _check_causes(
+        self, tenant: str, fresh: list[_Item], report: IngestReport, *, last: bool = True
+    ) -> tuple[list[_Item], list[_Item]]:
+        """Every caused_by and part_of id must be in the store or among this input's valid records (same tenant). Returns
+        the records to write now and, unless ``last``, those whose cause (or whole) is not known yet (they wait for the
+        rest of the input; in the last window such a record is an error for its line)."""
         wanted = {c for it in fresh for c in it.record.caused_by}
         wanted |= {it.record.part_of for it in fresh if it.record.part_of is not None}
         input_ids = {it.record.id for it in fresh}
         in_store = set(self._existing(tenant, sorted(wanted - input_ids)))
-        ok = list(fresh)
+        ok, waiting = list(fresh), []
         while True:
             valid_ids = {it.record.id for it in ok}
             keep, dropped = [], False
             for it in ok:
                 unknown = [c for c in it.record.caused_by if c not in valid_ids and c not in in_store]
                 whole = it.record.part_of
-                if unknown:
-                    report.errors.append(
-                        {
-                            "line": it.line,
-                            "error": f"field 'caused_by': unknown id '{unknown[0]}' "
-                            f"(not in tenant '{tenant}' nor elsewhere in this input); "
-                            "ingest the cause first or fix the id",
-                        }
-                    )
-                    dropped = True
-                elif whole is not None and whole not in valid_ids and whole not in in_store:
-                    report.errors.append(
-                        {
-                            "line": it.line,
-                            "error": f"field 'part_of': unknown id '{whole}' "
-                            f"(not in tenant '{tenant}' nor elsewhere in this input); "
-                            "ingest the memory it is a part of first or fix the id",
-                        }
-                    )
-                    dropped = True
-                else:
+                if whole is not None and whole not in valid_ids and whole not in in_store:
+                    unknown = unknown or [whole]
+                if not unknown:
                     keep.append(it)
+                    continue
+                dropped = True
+                if not last:
+                    waiting.append(it)
+                    continue
+                part = unknown[0] == it.record.part_of and unknown[0] not in it.record.caused_by
+                _reject(
+                    report,
+                    it.line,
+                    InputError(
+                        f"unknown id '{short(unknown[0])}' (not in tenant '{tenant}' nor elsewhere in this input)",
+                        field="part_of" if part else "caused_by",
+                        fix="ingest the memory it is a part of first or fix the id"
+                        if part
+                        else "ingest the cause first or fix the id",
+                    ),
+                )
             ok = keep
             if not dropped:
-                return ok
+                return ok, sorted(waiting, key=lambda it: it.line or 0)
 
     # ------------------------------------------------------------------ writing
 
@@ -288,10 +346,12 @@ class Ingestor:
     ) -> None:
         if not items:
             return
-        known = self.store.read("ingest/known_entities", tenant=tenant)[0]["entities"]  # [key, name, aliases] each
-        preparer = Preparer(
-            self.vocabulary, embed=self.embedder.encode, known_entities=known, compile_text=self.compile_text
-        )
+        if self._preparer is None:  # one for the whole input: names learned in a window link in the next ones
+            known = self.store.read("ingest/known_entities", tenant=tenant)[0]["entities"]  # [key, name, aliases]
+            self._preparer = Preparer(
+                self.vocabulary, embed=self.embedder.encode, known_entities=known, compile_text=self.compile_text
+            )
+        preparer = self._preparer
         batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
         batch_of = {it.record.id: b for b, batch in enumerate(batches) for it in batch}
         deferred: list[dict] = []

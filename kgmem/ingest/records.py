@@ -14,7 +14,9 @@ from typing import Any, Iterable, Iterator
 
 from ..errors import InputError
 from ..keys import content_key
+from ..normalize import entity_key
 from ..validate import (
+    MAX_ENTITIES,
     MAX_ENTITY_NAME,
     MAX_ID,
     MAX_OBJECT,
@@ -47,9 +49,9 @@ def _field_schemas() -> dict[str, dict[str, Any]]:
     def text(description: str, max_len: int) -> dict[str, Any]:
         return {"type": "string", "maxLength": max_len, "description": description}
 
-    def names(description: str, max_len: int) -> dict[str, Any]:
+    def names(description: str, max_len: int, max_items: int = MAX_LIST) -> dict[str, Any]:
         items = {"type": "string", "minLength": 1, "maxLength": max_len}
-        return {"type": "array", "items": items, "maxItems": MAX_LIST, "description": description}
+        return {"type": "array", "items": items, "maxItems": max_items, "description": description}
 
     return {
         "text": {**text("What was observed, said or decided.", MAX_TEXT), "minLength": 1},
@@ -75,7 +77,12 @@ def _field_schemas() -> dict[str, dict[str, Any]]:
             "default": True,
             "description": 'false: the fact is negated or retracted ("I don\'t like diet coke anymore").',
         },
-        "entities": names("Entity names the memory mentions. Absent: extracted from the text.", MAX_ENTITY_NAME),
+        "entities": names(
+            f"Entity names the memory mentions (at most {MAX_ENTITIES}, each linked). Absent: extracted from the "
+            f"text (the first {MAX_ENTITIES} names found are linked).",
+            MAX_ENTITY_NAME,
+            MAX_ENTITIES,
+        ),
         "caused_by": names("Ids of the memories that caused this one (in the store or in the same batch).", MAX_ID),
         "stream": text(
             "The sequence it belongs to (a conversation, log or incident channel); memories of one stream are "
@@ -165,12 +172,14 @@ def _str(obj: dict, name: str, line: int | None, *, required: bool = False, max_
             raise InputError("is required", field=name, line=line, fix=f'add "{name}": "..."')
         return None
     if not isinstance(value, str):
-        raise InputError(f"must be a string, got {type(value).__name__}", field=name, line=line)
+        raise InputError(
+            f"must be a string, got {type(value).__name__}", field=name, line=line, fix=f'write "{name}": "..."'
+        )
     check_chars(value, field=name, line=line)
     value = value.strip()
     if not value:
         if required:
-            raise InputError("must not be empty", field=name, line=line)
+            raise InputError("must not be empty", field=name, line=line, fix=f'write something in "{name}"')
         return None
     if max_len is not None and len(value) > max_len:
         raise InputError(
@@ -191,9 +200,13 @@ def _str_list(obj: dict, name: str, line: int | None, *, max_len: int = MAX_ID) 
             "must be a list of strings, got a string", field=name, line=line, fix=f'write "{name}": ["{value}"]'
         )
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise InputError("must be a list of non-empty strings", field=name, line=line)
+        raise InputError(
+            "must be a list of non-empty strings", field=name, line=line, fix=f'write "{name}": ["...", "..."]'
+        )
     if len(value) > MAX_LIST:
-        raise InputError(f"has {len(value)} entries; the limit is {MAX_LIST}", field=name, line=line)
+        raise InputError(
+            f"has {len(value)} entries; the limit is {MAX_LIST}", field=name, line=line, fix="keep the ones that matter"
+        )
     for v in value:
         check_chars(v, field=name, line=line)
         if len(v.strip()) > max_len:
@@ -277,13 +290,23 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
     if kind is None:
         kind = "fact" if present else "episode"
     if kind == "fact" and not present:
-        raise InputError('kind "fact" needs subject, predicate and object', field="subject", line=line)
+        raise InputError(
+            'kind "fact" needs subject, predicate and object',
+            field="subject",
+            line=line,
+            fix='give all three, or "kind": "episode"',
+        )
     if present:
         check_slot_parts(spo["subject"], spo["predicate"], spo["object"], line=line)
 
     polarity = obj.get("polarity", True)
     if not isinstance(polarity, bool):
-        raise InputError(f"must be true or false, got {json.dumps(polarity)}", field="polarity", line=line)
+        raise InputError(
+            f"must be true or false, got {short(json.dumps(polarity))}",
+            field="polarity",
+            line=line,
+            fix='write "polarity": false for a negated fact, or leave it out',
+        )
 
     confidence = obj.get("confidence")
     if confidence is not None:
@@ -294,7 +317,10 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
             or not 0 <= confidence <= 1
         ):
             raise InputError(
-                f"must be a number from 0 to 1, got {json.dumps(confidence)}", field="confidence", line=line
+                f"must be a number from 0 to 1, got {short(json.dumps(confidence))}",
+                field="confidence",
+                line=line,
+                fix='write "confidence": 0.8, or leave it out',
             )
         confidence = float(confidence)
 
@@ -309,8 +335,19 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
 
     caused_by = _str_list(obj, "caused_by", line) or ()
     entities = _str_list(obj, "entities", line, max_len=MAX_ENTITY_NAME)
+    if entities is not None:
+        keys = {entity_key(e) for e in entities} - {""}
+        if len(keys) > MAX_ENTITIES:  # every entity a record names is linked: more than this is refused
+            raise InputError(
+                f"names {len(keys)} entities; a memory links at most {MAX_ENTITIES}",
+                field="entities",
+                line=line,
+                fix=f"keep the {MAX_ENTITIES} that matter most, or split the memory into several records",
+            )
     if rid is not None and rid in caused_by:
-        raise InputError("a memory cannot be its own cause", field="caused_by", line=line)
+        raise InputError(
+            "a memory cannot be its own cause", field="caused_by", line=line, fix="drop its own id from caused_by"
+        )
 
     stream = _str(obj, "stream", line, max_len=MAX_STREAM)
     source = _str(obj, "source", line, max_len=MAX_SOURCE)

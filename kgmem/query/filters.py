@@ -137,7 +137,11 @@ def build_filters(
     the current time. A phrase used as a filter is taken out of the text to rank; one used for ranking stays
     in it (its words may be in the memory: "4 years ago")."""
     if time_phrases not in TIME_MODES:
-        raise InputError(f"must be one of {', '.join(TIME_MODES)}, got {time_phrases!r}", field="time_phrases")
+        raise InputError(
+            f"must be one of {', '.join(TIME_MODES)}, got {time_phrases!r}",
+            field="time_phrases",
+            fix=f"give one of {', '.join(TIME_MODES)}",
+        )
     f = Filters(
         tenant=tenant,
         user=user,

@@ -44,8 +44,11 @@ def resolve_slot(
 def value_at(
     store: Store, ref: SlotRef, at: dt.datetime | None = None, known_at: dt.datetime | None = None
 ) -> SlotAnswer:
-    """The slot's value at ``at`` (now when None), with the plain-text memories that retired it by then."""
-    rows = store.read("facts/value_at", tenant=ref.tenant, slot=ref.slot, at=at, known_at=known_at)
+    """The slot's value at ``at`` (now when None), with the plain-text memories that retired it by then. A version
+    dated later than now (scheduled: "from 2030 the rent is …") is not the value now: ``now`` is ``as_of`` the
+    current time, and the value's ``valid_to`` says when the scheduled one takes over."""
+    when = at if at is not None else dt.datetime.now(dt.timezone.utc)
+    rows = store.read("facts/value_at", tenant=ref.tenant, slot=ref.slot, at=when, known_at=known_at)
     retired = [{**r, "at": iso(r["at"])} for r in rows[0]["retired_by"]] if rows else []
     return SlotAnswer(
         ref.subject,
@@ -67,7 +70,11 @@ def changes(store: Store, tenant: str, since: dt.datetime, limit: int = 100) -> 
     """What changed since ``since`` in valid time, newest first, at most ``limit``: fact versions that took
     effect (``kind: "fact"``) and plain-text memories that retired an earlier one (``kind: "memory"``, with the
     memory they replaced as ``previous``)."""
-    facts = [{"kind": "fact", **r} for r in store.read("facts/changes_since", tenant=tenant, since=since, limit=limit)]
+    now = dt.datetime.now(dt.timezone.utc)
+    facts = [
+        {"kind": "fact", **r}
+        for r in store.read("facts/changes_since", tenant=tenant, since=since, limit=limit, now=now)
+    ]
     notes = [
         {"kind": "memory", "subject": None, "predicate": None, "object": None, "polarity": None, **r}
         for r in store.read("facts/memories_changed_since", tenant=tenant, since=since, limit=limit)

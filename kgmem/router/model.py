@@ -110,10 +110,12 @@ def load_examples(path: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise InputError(f"not JSON: {exc.msg}", line=number) from exc
+                raise InputError(
+                    f"not JSON: {exc.msg}", line=number, fix='write {"question": ..., "intent": ...} per line'
+                ) from exc
             question, intent = row.get("question"), row.get("intent")
             if not isinstance(question, str) or not question.strip():
-                raise InputError("missing question", field="question", line=number)
+                raise InputError("missing question", field="question", line=number, fix='write "question": "..."')
             if intent not in INTENTS:
                 raise InputError(
                     f"unknown intent {intent!r}", field="intent", line=number, fix=f"use one of {', '.join(INTENTS)}"
@@ -161,7 +163,9 @@ class Router:
     ) -> Router:
         """Fit on labelled questions (``kind``/``use_embedding`` override the constructor's). Returns self."""
         if len(questions) != len(intents):
-            raise InputError(f"{len(questions)} questions but {len(intents)} intents")
+            raise InputError(
+                f"{len(questions)} questions but {len(intents)} intents", fix="give one intent per question"
+            )
         unknown = sorted(set(intents) - set(INTENTS))
         if unknown:
             raise InputError(f"unknown intents {unknown}", fix=f"use {', '.join(INTENTS)}")

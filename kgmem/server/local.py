@@ -249,7 +249,10 @@ def fetch(quiet: bool = False, version: str = CURRENT_VERSION) -> Path:
                 fix="check that Maven Central is reachable (or ~/.m2 holds the artifacts) and retry",
             )
         if not any((tmp / "lib").glob(f"neo4j-server-{version}.jar")):
-            raise ServerError(f"mvn finished but neo4j-server-{version}.jar is missing from {tmp / 'lib'}")
+            raise ServerError(
+                f"mvn finished but neo4j-server-{version}.jar is missing from {tmp / 'lib'}",
+                fix="run kgmem server start again (the download is retried)",
+            )
         (tmp / ".complete").write_text(version + "\n")
         if dist.exists():
             shutil.rmtree(dist)
@@ -646,7 +649,10 @@ def _run_admin(java: str, settings: ServerSettings, args: list[str]) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=settings.home)
     if proc.returncode != 0:
         out = (proc.stderr + proc.stdout).strip()  # the reason is on the first lines, the usage after it
-        raise ServerError(f"neo4j-admin {' '.join(args[:2])} failed: {out if len(out) <= 800 else out[:800] + ' …'}")
+        raise ServerError(
+            f"neo4j-admin {' '.join(args[:2])} failed: {out if len(out) <= 800 else out[:800] + ' …'}",
+            fix="see the reason above; kgmem server logs shows the server's log",
+        )
 
 
 def stop(settings: ServerSettings | None = None, timeout: float = 60.0) -> dict:

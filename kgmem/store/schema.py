@@ -156,5 +156,8 @@ def wait_online(store: Store, *, timeout: float = 300.0) -> list[dict[str, Any]]
         if not missing and not pending:
             return [ours[n] for n in EXPECTED]
         if time.monotonic() > deadline:
-            raise SchemaError(f"indexes not ONLINE after {timeout:.0f}s: missing {missing}, pending {pending}")
+            raise SchemaError(
+                f"indexes not ONLINE after {timeout:.0f}s: missing {missing}, pending {pending}",
+                fix="run kgmem init again once Neo4j has populated them (SHOW INDEXES shows their progress)",
+            )
         time.sleep(0.2)

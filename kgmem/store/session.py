@@ -31,6 +31,7 @@ from .runtime import RuntimeState
 log = logging.getLogger("kgmem.store")
 T = TypeVar("T")
 
+_NEO4J_FIX = "retry; if it persists, look at the Neo4j log (kgmem server logs for the local server)"
 _UNREACHABLE_FIX = (
     "start the local server with `kgmem server start`, or set NEO4J_URI (and NEO4J_USERNAME/NEO4J_PASSWORD) "
     "to a running Neo4j (2026.x or 5.26)"
@@ -173,7 +174,10 @@ def mapped_errors(target: str | Connection) -> Iterator[None]:
     except (nx.ServiceUnavailable, nx.SessionExpired) as e:
         raise DatabaseUnavailable(f"Neo4j is not reachable at {uri}", fix=fix) from e
     except nx.ConstraintError as e:
-        raise InputError(f"the database rejected the write: {e.message}") from e
+        raise InputError(
+            f"the database rejected the write: {e.message}",
+            fix="correct the value it names (a key must be unique in its tenant)",
+        ) from e
     except nx.ClientError as e:
         code = e.code or ""
         if "Security.AuthenticationRateLimit" in code:
@@ -186,10 +190,10 @@ def mapped_errors(target: str | Connection) -> Iterator[None]:
                 f"Neo4j at {uri} has no such database: {e.message}", fix="check NEO4J_DATABASE"
             ) from e
         if "Statement.ArgumentError" in code or "Statement.TypeError" in code:
-            raise InputError(f"the database rejected a value: {e.message}") from e
-        raise DatabaseError(f"Neo4j error {code}: {e.message}") from e
+            raise InputError(f"the database rejected a value: {e.message}", fix="correct the value it names") from e
+        raise DatabaseError(f"Neo4j error {code}: {e.message}", fix=_NEO4J_FIX) from e
     except nx.Neo4jError as e:
-        raise DatabaseError(f"Neo4j error {e.code}: {e.message}") from e
+        raise DatabaseError(f"Neo4j error {e.code}: {e.message}", fix=_NEO4J_FIX) from e
     except (nx.DriverError, OSError) as e:
         if isinstance(e, nx.ConfigurationError):
             raise DatabaseUnavailable(f"bad Neo4j connection settings for {uri}: {e}", fix=fix) from e

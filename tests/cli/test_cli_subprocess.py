@@ -201,6 +201,11 @@ def test_bad_input_exit_1(cli_env, tmp_path):
     assert "not-a-date" in line and "Fix:" in line
     line = error_line(kgmem(cli_env, "recall", "", "--json"), 1)
     assert "query" in line
+    # a time past year 9999 in UTC: a field error, not an OverflowError's traceback
+    line = error_line(kgmem(cli_env, "recall", "deploy", "--at", "9999-12-31T23:00:00-05:00"), 1)
+    assert "field 'at'" in line and "Fix:" in line
+    line = error_line(kgmem(cli_env, "as-of", "sam", "lives_in", "--at", "0001-01-01T00:30:00+01:00"), 1)
+    assert "field 'at'" in line and "Fix:" in line
 
 
 def test_bad_jsonl_exit_1_names_the_line(cli_env, mg, tmp_path):

@@ -197,6 +197,8 @@ BAD_LINES = [
     ('{"text": "x", "caused_by": ["no-such-id"]}', "unknown id 'no-such-id'"),
     ('["text", "x"]', "expected a JSON object"),
     ('{"text": "' + "x" * 32769 + '"}', "limit is 32768"),
+    ('{"text": "x", "at": "9999-12-31T23:00:00-05:00"}', "field 'at': '9999-12-31T23:00:00-05:00' is outside"),
+    ('{"text": "x", "at": "0001-01-01T00:30:00+01:00"}', "field 'at': '0001-01-01T00:30:00+01:00' is outside"),
 ]
 
 
@@ -244,6 +246,54 @@ def test_caused_by_resolves_within_batch_store_and_later_lines_but_never_across_
     assert "unknown id 'foreign-cause'" in report.errors[0]["error"]
 
 
+def test_the_input_is_streamed_a_window_at_a_time(mg, store):
+    """The reader is lazy: the windows read before the input fails are written (each batch committed), and the
+    rest of the input is never read (issue 46: the whole input was read before the first write)."""
+    from kgmem.ingest.pipeline import WINDOW_BATCHES
+
+    batch = 5
+    window = batch * WINDOW_BATCHES
+    pulled: list[int] = []
+
+    def records():
+        for i in range(4 * window):
+            if i == 2 * window + 3:
+                raise RuntimeError("the source broke")
+            pulled.append(i)
+            yield {"id": f"s{i}", "text": f"streamed note {i} about the harbour office"}
+
+    with pytest.raises(RuntimeError, match="the source broke"):
+        mg.ingest(records(), batch_size=batch, infer_causes=False, infer_supersession=False)
+    assert {r["id"] for r in store.read("export/memories", tenant=mg.tenant)} == {f"s{i}" for i in range(2 * window)}
+    assert max(pulled) == 2 * window + 2
+    # the same input again, whole: the windows written are unchanged, the rest lands
+    report = mg.ingest(
+        ({"id": f"s{i}", "text": f"streamed note {i} about the harbour office"} for i in range(3 * window)),
+        batch_size=batch,
+    )
+    assert (report.unchanged, report.created, report.errors) == (2 * window, window, [])
+
+
+def test_a_cause_later_in_a_streamed_input_is_waited_for_and_one_that_never_comes_is_an_error(mg, store):
+    from kgmem.ingest.pipeline import WINDOW_BATCHES
+
+    window = WINDOW_BATCHES  # batch_size 1
+    records = [{"id": f"n{i}", "text": f"filler note {i} on the depot"} for i in range(3 * window)]
+    records[1] = {"id": "effect", "text": "the effect, two windows before its cause", "caused_by": ["cause"]}
+    records[2] = {"id": "orphan", "text": "its cause never comes", "caused_by": ["nowhere"]}
+    records[3] = {"id": "chained", "text": "caused by the waiting effect", "caused_by": ["effect"]}
+    records[2 * window + 1] = {"id": "cause", "text": "the cause, in the third window"}
+    records[2 * window + 2] = {"id": "n5", "text": "filler note 5 on the depot"}  # a repeat across windows
+    records[2 * window + 3] = {"id": "n6", "text": "other content under a used id"}
+    report = mg.ingest(iter(records), batch_size=1, infer_causes=False, infer_supersession=False)
+    assert [e["line"] for e in report.errors] == [3, 2 * window + 4]
+    assert "unknown id 'nowhere'" in report.errors[0]["error"]
+    assert "already holds different content" in report.errors[1]["error"]
+    assert report.created == 3 * window - 3 and report.unchanged == 1
+    links = {(e["from"], e["to"]) for e in store.read("export/edges", tenant=mg.tenant) if e["type"] == "CAUSED_BY"}
+    assert links == {("effect", "cause"), ("chained", "effect")}
+
+
 def test_polarity_flips_on_a_multi_valued_slot_are_versions_of_one_slot(mg):
     mg.ingest(
         [
@@ -289,6 +339,22 @@ def test_entities_resolve_to_one_node_per_tenant(mg, store, other_tenant):
     assert len(store.read("export/entities", tenant=other_tenant)) == 1
     mentions = [e for e in store.read("export/edges", tenant=mg.tenant) if e["type"] == "MENTIONS"]
     assert len(mentions) == 3
+
+
+def test_every_entity_a_record_names_is_linked_and_too_many_is_an_error_for_its_line(mg, store):
+    from kgmem.validate import MAX_ENTITIES
+
+    names = [f"Service {i}" for i in range(MAX_ENTITIES)]
+    report = mg.ingest(
+        [
+            {"id": "all", "text": "The services restarted", "entities": names},
+            {"id": "many", "text": "Everything restarted", "entities": [f"Host {i}" for i in range(1000)]},
+        ]
+    )
+    assert report.created == 1 and [e["line"] for e in report.errors] == [2]
+    assert f"a memory links at most {MAX_ENTITIES}" in report.errors[0]["error"]
+    mentions = [e for e in store.read("export/edges", tenant=mg.tenant) if e["type"] == "MENTIONS"]
+    assert len(mentions) == MAX_ENTITIES and {e["from"] for e in mentions} == {"all"}
 
 
 def test_remember_returns_the_stored_memory_and_rejects_bad_input(mg):

@@ -354,7 +354,8 @@ def test_stdio_unreachable_database_is_a_tool_error(cli_env: dict, tenant: str) 
 
 def test_stdio_another_tenant_is_refused(cli_env: dict, tenant: str, other_tenant: str, store) -> None:
     async def body(client: Client) -> None:
-        report = _ok(
+        # a record naming another tenant refuses the whole call: a tool error, nothing written
+        refused = _error(
             await client.call_tool(
                 "ingest",
                 {
@@ -365,9 +366,8 @@ def test_stdio_another_tenant_is_refused(cli_env: dict, tenant: str, other_tenan
                 },
             )
         )
-        assert report["created"] == 1, report
-        assert [e["line"] for e in report["errors"]] == [1], report
-        assert other_tenant in report["errors"][0]["error"] or "tenant" in report["errors"][0]["error"], report
+        assert "line 1, field 'tenant'" in refused and other_tenant in refused and " Fix: " in refused, refused
+        _ok(await client.call_tool("ingest", {"records": [{"id": "x-2", "text": "stays in the server's tenant"}]}))
         # no tool takes a tenant: the argument is refused by name (not dropped, not obeyed)
         refused = _error(await client.call_tool("recall", {"query": "smuggled stays tenant", "tenant": other_tenant}))
         assert "field 'tenant'" in refused and "Fix:" in refused, refused
@@ -434,3 +434,192 @@ def test_streamable_http(cli_env: dict, tenant: str, mg) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate(timeout=30)
+
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}},
+}
+
+
+def test_streamable_http_off_loopback_needs_a_bearer_token(cli_env: dict, tenant: str, mg) -> None:
+    """``--host 0.0.0.0`` served anyone on the network with no token and no Host check (issue 46)."""
+    import httpx2
+
+    mg.ingest(RECORDS)
+    port = _free_port()
+    argv = [sys.executable, "-m", "kgmem", "mcp", "--http", "--host", "0.0.0.0", "--port", str(port)]
+    env = {k: v for k, v in cli_env.items() if k != "KGMEM_MCP_TOKEN"}
+    refused = subprocess.run(argv, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1, refused
+    assert (
+        "not a loopback address" in refused.stderr and "Fix:" in refused.stderr and "KGMEM_MCP_TOKEN" in refused.stderr
+    )
+
+    token = "t0k3n-" + tenant
+    proc = subprocess.Popen(
+        argv, env={**env, "KGMEM_MCP_TOKEN": token}, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.communicate(timeout=10)
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "the HTTP server did not start listening in 120 s"
+            time.sleep(0.25)
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+        def post(**extra: str) -> httpx2.Response:
+            return httpx2.post(url, json=_INITIALIZE, headers={**headers, **extra}, timeout=30)
+
+        missing, wrong = post(), post(Authorization="Bearer not-" + token)
+        assert (missing.status_code, wrong.status_code) == (401, 401), (missing.text, wrong.text)
+        assert missing.headers["www-authenticate"] == "Bearer" and "Fix:" in missing.text
+        assert post(Authorization=f"Bearer {token}").status_code == 200
+        # the Host/Origin allow-list holds off loopback too (DNS rebinding)
+        assert post(Authorization=f"Bearer {token}", Host="rebound.example").status_code == 421
+        assert post(Authorization=f"Bearer {token}", Origin="http://rebound.example").status_code == 403
+
+        async def body(client: Client) -> None:
+            rec = _ok(await client.call_tool("recall", {"query": "reconciler invoices", "k": 3}))
+            assert rec["hits"][0]["id"] == "m-root", rec
+
+        from mcp.client.streamable_http import streamable_http_client
+
+        authed = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=SESSION_TIMEOUT)
+        _session(streamable_http_client(url, http_client=authed), body)
+    finally:
+        proc.terminate()
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate(timeout=30)
+    assert "warning: serving http://0.0.0.0" in err, err
+
+
+# ---------------------------------------------------------------------------- one error form (issue 46)
+
+_BAD_STRINGS = ["", " ", "x" * 2**20, "a\x00b", "\ud800", 5, True, [], {}]
+_BAD_INTS = ["5", True, 1.5, 0, -1, 10**9, "lots", None]
+_BAD_TIMES = ["not-a-date", "9999-12-31T23:00:00-05:00", "0001-01-01T00:30:00+01:00", "2026-13-01"]
+_GOOD = {
+    "query": "reconciler invoices",
+    "text": "a note",
+    "subject": "maya",
+    "predicate": "lives_in",
+    "at": "2026-03-01",
+    "since": "2026-01-01",
+    "id": "m-root",
+    "question": "where does maya live?",
+    "records": [{"text": "a note"}],
+}
+
+
+def _bad_values(schema: dict) -> list[Any]:
+    kinds = {o.get("type") for o in schema.get("anyOf", [schema])}
+    if "integer" in kinds or "number" in kinds:
+        return _BAD_INTS
+    if "boolean" in kinds:
+        return ["true", 1, "yes"]
+    if "array" in kinds:
+        return ["a string", [5], [""], [{"text": 5}], {}]
+    return _BAD_STRINGS + (_BAD_TIMES if "RFC 3339" in schema.get("description", "") else [])
+
+
+def test_every_mcp_error_says_the_fix(mg) -> None:
+    """Every tool, called with each wrong value of each argument (and with arguments missing or unknown): every
+    error is one line with its Fix (8 texts over MCP had none: remember's record errors, an empty id, ...), and
+    "5" or true is not an integer."""
+    from kgmem.mcp_server import build_server
+
+    mg.ingest(RECORDS)
+    server = build_server(mg.tenant, graph_factory=lambda: mg)
+
+    async def body(client: Client) -> list[tuple[str, str, str]]:
+        bad: list[tuple[str, str, str]] = []
+        for tool in (await client.list_tools()).tools:
+            props = tool.input_schema["properties"]
+            good = {k: v for k, v in _GOOD.items() if k in props}
+            calls = [("nothing", {}), ("tenant", {**good, "tenant": "other"}), ("unknown", {**good, "colour": 1})]
+            calls += [(name, {**good, name: value}) for name in props for value in _bad_values(props[name])]
+            for name, args in calls:
+                result = await client.call_tool(tool.name, args)
+                text = "".join(getattr(c, "text", "") for c in result.content)
+                shown = f"{name}={args.get(name, '')!r:.30}"
+                if result.is_error and not (text.startswith("Error: ") and " Fix: " in text and "\n" not in text):
+                    bad.append((tool.name, shown, text[:160]))
+                integer = "integer" in json.dumps(props.get(name, {}))
+                if integer and not result.is_error and args[name] in ("5", True, 1.5):
+                    bad.append((tool.name, shown, "accepted: " + text[:80]))
+        return bad
+
+    assert _session(server, body) == []
+
+
+def test_an_mcp_ingest_naming_another_tenant_is_a_tool_error_and_writes_nothing(mg, other_tenant, store) -> None:
+    from kgmem.mcp_server import build_server
+
+    server = build_server(mg.tenant, graph_factory=lambda: mg)
+
+    async def body(client: Client) -> str:
+        records = [
+            {"id": "x-1", "text": "stays", "tenant": mg.tenant},
+            {"id": "x-2", "text": "smuggled", "tenant": other_tenant},
+        ]
+        return _error(await client.call_tool("ingest", {"records": records}))
+
+    text = _session(server, body)
+    assert "line 2" in text and "field 'tenant'" in text and " Fix: " in text, text
+    assert store.read("memory/by_ids", tenant=mg.tenant, ids=["x-1", "x-2"]) == []
+    assert store.read("memory/by_ids", tenant=other_tenant, ids=["x-1", "x-2"]) == []
+
+
+def _rpc(proc: subprocess.Popen, line: str, wanted: int) -> dict:
+    proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+    while True:
+        out = proc.stdout.readline()
+        assert out, proc.stderr.read()
+        msg = json.loads(out)
+        if msg.get("id") == wanted:
+            return msg
+
+
+def test_a_key_given_twice_over_mcp_is_refused_as_in_a_jsonl_file(cli_env: dict, tenant: str, mg) -> None:
+    """JSON does not say which of two equal keys wins: a JSONL line with one is an error for its line, but over
+    MCP the SDK's parser kept the last silently. The raw JSON-RPC lines, as a client writes them."""
+    env = {k: v for k, v in cli_env.items() if k != "KGMEM_TENANT"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kgmem", "mcp", "--tenant", tenant],
+        env=env,
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _rpc(proc, json.dumps({**_INITIALIZE, "params": {**_INITIALIZE["params"]}}), 1)
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        records = '[{"id": "d-1", "text": "first", "text": "second"}, {"id": "d-2", "text": "fine"}]'
+        call = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ingest", "arguments": {"records": %s}}}'
+        result = _rpc(proc, call % records, 2)["result"]
+        assert not result["isError"], result
+        report = json.loads(result["content"][0]["text"])
+        assert report["created"] == 1 and [e["line"] for e in report["errors"]] == [1], report
+        assert "key 'text' appears twice in one object" in report["errors"][0]["error"], report
+        twice = '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "recall", "arguments": {"query": "fine", "k": 3, "k": 50}}}'
+        result = _rpc(proc, twice, 3)["result"]
+        assert result["isError"] and "key 'k' appears twice" in result["content"][0]["text"], result
+        assert " Fix: " in result["content"][0]["text"], result
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    assert mg.get("d-2").text == "fine"
+    assert [r["id"] for r in mg.store.read("memory/by_ids", tenant=tenant, ids=["d-1", "d-2"])] == ["d-2"]

@@ -283,6 +283,30 @@ def test_changes_since_and_known_at(mg):
     assert [f.object for f in mg.history("sam", "lives_in")] == ["Boston", "Cambridge", "Berlin"]
 
 
+def test_a_version_dated_in_the_future_is_not_the_value_now(mg):
+    """A slot with a version five years ago and one scheduled five years ahead: now is as_of(the present time),
+    the scheduled one takes over at its own time (issue 46: now() returned the future one)."""
+    import datetime as dt
+
+    today = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    past, future = today.replace(year=today.year - 5, day=1), today.replace(year=today.year + 5, day=1)
+    mg.ingest(
+        [
+            {"id": "rent-old", "text": "The rent is 900", "at": past.isoformat(), "subject": "flat", "predicate": "price", "object": "900"},
+            {"id": "rent-new", "text": "The rent will be 1200", "at": future.isoformat(), "subject": "flat", "predicate": "price", "object": "1200"},
+        ]
+    )  # fmt: skip
+    now = mg.now("flat", "price")
+    assert now is not None and now.id == "rent-old" and now.valid_to == future
+    assert mg.as_of("flat", "price", today).id == now.id
+    assert mg.now_answer("flat", "price").to_dict()["value"]["object"] == "900"
+    assert mg.as_of("flat", "price", future).id == "rent-new"
+    assert [(v.id, v.current) for v in mg.history("flat", "price")] == [("rent-old", True), ("rent-new", False)]
+    assert mg.get("rent-old").current and not mg.get("rent-new").current
+    changes = {c["id"]: c["current"] for c in mg.changes(past)}
+    assert changes == {"rent-old": True, "rent-new": False}
+
+
 def test_timeline_before_and_after_along_next(mg):
     mg.ingest(
         [

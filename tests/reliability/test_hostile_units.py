@@ -3,6 +3,7 @@ refuse NUL, lone surrogates and keys that normalise to nothing, JSONL lines are 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
 
@@ -16,7 +17,7 @@ from kgmem.normalize import snake_case
 from kgmem.query.abstain import _IDENT, identifier_tokens
 from kgmem.query.timeparse import is_time_token
 from kgmem.store import cypher
-from kgmem.validate import check_slot_query, check_string
+from kgmem.validate import check_slot_query, check_string, optional_time
 
 _OLD_CAMEL = re.compile(r"([A-Z]+)([A-Z][a-z])")
 
@@ -117,3 +118,36 @@ def test_a_time_without_offset_is_utc():
 def test_cypher_names_cannot_leave_cypher(name):
     with pytest.raises(KeyError):
         cypher.load(name)
+
+
+# times whose UTC instant leaves years 1..9999: datetime's astimezone overflowed on them (issue 46)
+_OUT_OF_RANGE = ["9999-12-31T23:00:00-05:00", "0001-01-01T00:30:00+01:00", "0001-01-01T00:00:00+00:01"]
+
+
+@pytest.mark.parametrize("at", _OUT_OF_RANGE)
+def test_a_time_outside_years_1_to_9999_is_a_field_error(at):
+    with pytest.raises(InputError) as e:
+        parse_record({"text": "t", "at": at}, tenant="t", line=7)
+    assert e.value.field == "at" and e.value.line == 7 and e.value.fix and "9999" in e.value.fix
+    with pytest.raises(InputError) as e:
+        optional_time(at, "since")
+    assert e.value.field == "since" and e.value.fix
+    aware = dt.datetime.fromisoformat(at)  # the same instant handed to the API as a datetime
+    with pytest.raises(InputError):
+        optional_time(aware, "at")
+
+
+@pytest.mark.parametrize("at", ["9999-12-31T23:59:59.999999Z", "0001-01-01T00:00:00Z", "9999-12-31T18:00:00-05:00"])
+def test_the_edges_of_years_1_to_9999_are_kept(at):
+    assert parse_record({"text": "t", "at": at}, tenant="t").at == dt.datetime.fromisoformat(at.replace("Z", "+00:00"))
+
+
+def test_a_ttl_longer_than_a_timedelta_is_a_field_error_and_a_long_one_expires_nothing():
+    from kgmem.derived.retention import _before, parse_duration
+
+    for bad in ("99999999999d", 10**12, "9" * 400 + "d"):
+        with pytest.raises(InputError) as e:
+            parse_duration(bad)
+        assert e.value.field == "ttl" and e.value.fix
+    year_one = dt.datetime(1, 1, 2, tzinfo=dt.timezone.utc)
+    assert _before(year_one, dt.timedelta(days=30)) == dt.datetime.min.replace(tzinfo=dt.timezone.utc)

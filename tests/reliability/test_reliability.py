@@ -63,3 +63,21 @@ def test_cypher_names_stay_inside_cypher():
 
 def test_forget_under_load(base, tmp_path):
     _assert_clean(rel.check_forget_under_load(base, tmp_path, seconds=20))
+
+
+def test_time_edges_on_every_face(base, tmp_path):
+    # issue 46: an at past year 9999 in UTC raised OverflowError, lost the good lines and printed a traceback
+    row = rel.check_time_edges(base, tmp_path, cli=2)
+    assert row.attempts >= 100
+    _assert_clean(row)
+
+
+def test_long_tokens_cost_time_in_proportion(base):
+    # issue 46: one 32k-character token took 30-60 s to ingest (8x the 4k one would be linear; it was 40-90x)
+    _assert_clean(rel.check_long_tokens(base))
+
+
+def test_http_server_off_loopback_serves_no_request_without_the_token(base):
+    row = rel.check_http_off_loopback(base, requests=16)
+    assert row.attempts == 17
+    _assert_clean(row)

@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from kgmem import MemoryGraph
 from kgmem.errors import InputError
 from kgmem.ingest.records import FIELDS, parse_record
-from kgmem.validate import MAX_ID, MAX_TEXT
+from kgmem.validate import MAX_ENTITIES, MAX_ID, MAX_TEXT
 
 SCHEMA = MemoryGraph.record_schema()
 FACT = {"text": "Maya lives in Lisbon", "subject": "maya", "predicate": "lives_in", "object": "Lisbon"}
@@ -34,6 +34,7 @@ GOOD = [
         "retention": "short",
     },
     {"text": "x" * MAX_TEXT},
+    {"text": "x", "entities": [f"Service {i}" for i in range(MAX_ENTITIES)]},
 ]
 BAD = [
     {},
@@ -51,6 +52,7 @@ BAD = [
     {"text": "x", "caused_by": [""]},
     {"text": "x", "retention": "forever"},
     {"text": 5},
+    {"text": "x", "entities": [f"Service {i}" for i in range(MAX_ENTITIES + 1)]},
 ]
 
 
@@ -78,3 +80,14 @@ def test_what_the_schema_accepts_the_write_path_accepts(record: dict) -> None:
 def test_what_the_schema_refuses_the_write_path_refuses(record: dict) -> None:
     assert not Draft202012Validator(SCHEMA).is_valid(record)
     assert not _parses(record)
+
+
+def test_a_record_naming_more_entities_than_a_memory_links_is_refused_with_the_limit() -> None:
+    # 1,000 entities were accepted and 20 of them linked, silently (issue 46)
+    with pytest.raises(InputError) as e:
+        parse_record({"text": "x", "entities": [f"Service {i}" for i in range(1000)]}, tenant="t", line=3)
+    assert e.value.field == "entities" and e.value.line == 3
+    assert f"at most {MAX_ENTITIES}" in str(e.value) and "names 1000 entities" in str(e.value) and e.value.fix
+    # the same entity spelled many ways is one entity
+    same = parse_record({"text": "x", "entities": ["Acme"] * 500 + ["ACME", "acme"]}, tenant="t")
+    assert same.entities is not None
