@@ -156,7 +156,18 @@ def entity_key(name: str) -> str:
     return strip_articles(key)
 
 
-def normalize_subject(s: str, default_user: str = "user") -> str:
+NO_USER = "user"  # the subject of first-person facts in memories without a user (so no user may be called this)
+
+
+def user_key(name: str) -> str:
+    """The key a user is known by: ``"Bob"``, ``" bob "`` and ``"BOB"`` are one user, ``"José"`` and ``"Jose"`` too
+    (Unicode-normalised, punctuation unified, accents of Latin letters dropped, case folded, spaces collapsed).
+    It is what a record's ``user`` is stored as and what every filter, pairing and first-person fact compares."""
+    text = _strip_latin_accents(_unify_punctuation(clean_text(name))).casefold()
+    return _WS.sub(" ", text).strip()
+
+
+def normalize_subject(s: str, default_user: str = NO_USER) -> str:
     """Key form of a fact subject; first-person references ("I", "me", "my", "user") → ``default_user``'s key."""
     raw = clean_text(_unify_punctuation(s)).casefold()
     if raw.strip(_TRAILING_PUNCT) in FIRST_PERSON:

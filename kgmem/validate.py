@@ -14,7 +14,7 @@ import re
 from typing import Any, Iterable
 
 from .errors import InputError
-from .normalize import normalize_subject, object_key, snake_case
+from .normalize import NO_USER, normalize_subject, object_key, snake_case, user_key
 
 MAX_TEXT = 32768
 MAX_ID = 512
@@ -198,3 +198,25 @@ def check_slot_query(subject: Any, predicate: Any, obj: Any) -> None:
     if obj is not None:
         check_string(obj, field="object", max_len=MAX_OBJECT)
     check_slot_parts(subject, predicate, obj, line=None)
+
+
+def check_user(user: Any, *, line: int | None = None) -> str:
+    """A user as its key (:func:`kgmem.normalize.user_key`): a string of at most ``MAX_USER`` characters with a
+    letter or digit, not ``user`` (the subject of first-person facts in memories without one)."""
+    check_string(user, field="user", max_len=MAX_USER)
+    key = user_key(user)
+    if not any(ch.isalnum() for ch in key):
+        raise InputError(
+            f"'{short(user)}' has no letters or digits to name a user by",
+            field="user",
+            line=line,
+            fix="name the user with words",
+        )
+    if key == NO_USER:
+        raise InputError(
+            f"'{short(user)}' is reserved: it is the subject of first-person facts in memories without a user",
+            field="user",
+            line=line,
+            fix="give the user another name (or leave user out for memories that belong to no one)",
+        )
+    return key

@@ -907,7 +907,7 @@ def check_client_killed(
         _tally(row, inv)
         mg = base.for_tenant(tenant)
         ids = [r["id"] for r in base.store.read("derived/memory_ids", tenant=tenant)]
-        expected = {(x["effect"], x["cause"]) for x in causal.infer_links(base.store, mg.embedder, tenant, ids)}
+        expected = {(x["effect"], x["cause"]) for x in causal.infer(base.store, mg.embedder, tenant, ids)[1]}
         have = _inferred(base.store, tenant)
         missing = expected - have
         row.notes.append(f"inferred links {len(have)} (inference over all finds {len(expected)})")
@@ -1474,6 +1474,137 @@ def check_http_off_loopback(base, *, requests: int = 20) -> Row:
 # --------------------------------------------------------------------------- the suite
 
 
+# --------------------------------------------------------------------------- identity and arrival order
+
+
+def check_identity(base) -> Row:
+    """Inferred links respect who and what a memory is about: one user whatever the case or accents of its name
+    (retired in the slot and in recall alike, saying by what), never across users (causes, supersession), never
+    across named entities; "user" is reserved."""
+    row = Row("identity: users and named entities")
+    t0 = time.perf_counter()
+    mg = base.for_tenant("rel-id-" + uuid.uuid4().hex[:8])
+    try:
+        rep = mg.ingest(
+            [
+                {"id": "b1", "text": "I live in Boston", "at": "2026-01-02", "user": "bob"},
+                {"id": "b2", "text": "I moved to Lisbon", "at": "2026-04-03", "user": "Bob"},
+                {
+                    "id": "x1",
+                    "text": "The disk on the build server filled up with old artifacts",
+                    "at": "2026-02-01",
+                    "user": "José",
+                },
+                {
+                    "id": "x2",
+                    "text": "My nightly build failed because the disk on the build server filled up",
+                    "at": "2026-02-02",
+                    "user": "alice",
+                },
+                {
+                    "id": "c1",
+                    "text": "Customer Acme's contract renews on March 31 and their discount is 12 %",
+                    "at": "2026-01-10",
+                },
+                {
+                    "id": "c2",
+                    "text": "Customer Globex's contract now renews on June 30 and their discount is 5 %",
+                    "at": "2026-02-09",
+                },
+                {"id": "u1", "text": "I live in Porto", "at": "2026-01-02", "user": "USER"},
+            ]
+        )
+        row.attempts = 5
+        if [e["line"] for e in rep.errors] != [7]:
+            row.fail(f"the reserved user: errors {rep.errors}")
+        now = mg.now("BOB", "lives_in")
+        if now is None or now.object != "Lisbon":
+            row.fail(f"now(BOB, lives_in) = {now and now.object}")
+        hits = {h.id: h for h in mg.recall("where do I live?", user="bob", k=5, include_superseded=True).hits}
+        if "b1" not in hits or hits["b1"].current or not hits["b1"].superseded_by:
+            row.fail("bob's Boston is not retired by Bob's Lisbon, or does not say by what")
+        edges = _q(
+            mg.store,
+            "MATCH (a:Memory {tenant: $t})-[r:CAUSED_BY|SUPERSEDES]->(b) WHERE coalesce(r.inferred, false) "
+            "RETURN a.id AS a, b.id AS b",
+            t=mg.tenant,
+        )
+        crossed = [(e["a"], e["b"]) for e in edges if {e["a"], e["b"]} & {"x1", "x2"} and e["a"] != e["b"]]
+        if crossed:
+            row.leaked += len(crossed)
+            row.notes.append(f"links across users: {crossed}")
+        if [(e["a"], e["b"]) for e in edges if (e["a"], e["b"]) == ("c2", "c1")]:
+            row.fail("Globex's contract retired Acme's")
+    finally:
+        delete_tenant(base.store, mg.tenant)
+    row.seconds = time.perf_counter() - t0
+    return row
+
+
+def _derived(store, tenant: str) -> dict[str, Any]:
+    return {
+        "links": sorted(
+            (r["t"], r["a"], r["b"])
+            for r in _q(
+                store,
+                "MATCH (a:Memory {tenant: $t})-[r:CAUSED_BY|SUPERSEDES]->(b) WHERE coalesce(r.inferred, false) "
+                "RETURN type(r) AS t, a.id AS a, b.id AS b",
+                t=tenant,
+            )
+        ),
+        "mentions": sorted(
+            (r["k"], r["n"])
+            for r in _q(
+                store,
+                "MATCH (:Memory {tenant: $t})-[:MENTIONS]->(e:Entity) RETURN e.key AS k, count(*) AS n",
+                t=tenant,
+            )
+        ),
+        "memories": _count(store, tenant),
+    }
+
+
+def check_arrival_order(base) -> Row:
+    """kgmem's update and causal fixtures (records told in plain words) ingested as one batch, one record per
+    call newest first, and in two batches of which the first is ingested again with the whole after it (a
+    crash re-run): the same memories, inferred links and entity mentions each time."""
+    row = Row("arrival order, batches and re-runs")
+    t0 = time.perf_counter()
+    cases = json.loads((ROOT / "fixtures" / "updates" / "cases.json").read_text(encoding="utf-8"))
+    rows = [{"id": m["id"], "text": m["text"], "at": m["at"]} for c in cases for m in c["memories"]]
+    words = (ROOT / "fixtures" / "causal" / "incidents_words.jsonl").read_text(encoding="utf-8").splitlines()
+    rows += [{k: v for k, v in json.loads(x).items() if k in ("id", "text", "at", "stream")} for x in words if x]
+    orders = {
+        "one batch": [rows],
+        "newest first, one per call": [[r] for r in sorted(rows, key=lambda r: r["at"], reverse=True)],
+        "half, then all again": [rows[: len(rows) // 2], rows],
+    }
+    seen: dict[str, dict[str, Any]] = {}
+    for name, batches in orders.items():
+        mg = base.for_tenant("rel-order-" + uuid.uuid4().hex[:8])
+        try:
+            for b in batches:
+                mg.ingest(b)
+            seen[name] = _derived(mg.store, mg.tenant)
+        finally:
+            delete_tenant(base.store, mg.tenant)
+    ref = seen["one batch"]
+    row.attempts = len(orders) - 1
+    row.notes.append(f"{len(ref['links'])} inferred links, {sum(n for _, n in ref['mentions'])} mentions")
+    for name, got in seen.items():
+        if got == ref:
+            continue
+        extra = set(got["links"]) - set(ref["links"])
+        missing = set(ref["links"]) - set(got["links"])
+        row.duplicated += len(extra)
+        row.lost += len(missing)
+        if got["mentions"] != ref["mentions"] or got["memories"] != ref["memories"]:
+            row.fail(f"{name}: mentions or memories differ from one batch")
+        row.notes.append(f"{name}: +{len(extra)} / -{len(missing)} links")
+    row.seconds = time.perf_counter() - t0
+    return row
+
+
 @suite("reliability", title="Reliability: hostile input, crashes, races and isolation (issue 16)")
 def run(ctx: BenchContext) -> dict:
     """Hostile strings, malformed JSONL, tenant isolation, concurrent writers, client and database killed
@@ -1512,6 +1643,8 @@ def run(ctx: BenchContext) -> dict:
         ("time", lambda: check_time_edges(base, tmp, cli=2 if quick else 6)),
         ("long", lambda: check_long_tokens(base)),
         ("http", lambda: check_http_off_loopback(base, requests=16 if quick else 80)),
+        ("identity", lambda: check_identity(base)),
+        ("order", lambda: check_arrival_order(base)),
     ]
     only = [c for c in os.environ.get("KGMEM_RELIABILITY_CHECKS", "").split(",") if c]
     for name, fn in checks:

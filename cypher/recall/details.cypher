@@ -43,7 +43,10 @@ CASE WHEN $full IS NULL OR m.id IN $full THEN
                      ELSE vector.similarity.cosine(m.embedding, $topic_vector) END,
    superseded_by: [(m)<-[sr:SUPERSEDES]-(s:Memory) WHERE s.tenant = $tenant AND s.merged_into IS NULL AND ($user IS NULL OR s.user = $user) AND ($kinds IS NULL OR s.kind IN $kinds) AND ($start IS NULL OR s.at >= $start) AND ($end IS NULL OR s.at < $end) AND (($at IS NULL AND ($include_superseded OR s.valid_to IS NULL)) OR ($at IS NOT NULL AND s.at <= $at AND ($include_superseded OR s.valid_to IS NULL OR s.valid_to > $at)))
                    | {id: s.id, confidence: coalesce(sr.confidence, 1.0), inferred: coalesce(sr.inferred, false),
-                      cue: sr.cue, by: sr.by}]}
+                      cue: sr.cue, by: sr.by}]
+                  + [(m)<-[:DERIVED_FROM]-(:Fact)<-[:SUPERSEDES]-(:Fact)-[:DERIVED_FROM]->(s:Memory)
+                     WHERE s <> m AND s.tenant = $tenant AND s.merged_into IS NULL AND ($user IS NULL OR s.user = $user) AND ($kinds IS NULL OR s.kind IN $kinds) AND ($start IS NULL OR s.at >= $start) AND ($end IS NULL OR s.at < $end) AND (($at IS NULL AND ($include_superseded OR s.valid_to IS NULL)) OR ($at IS NOT NULL AND s.at <= $at AND ($include_superseded OR s.valid_to IS NULL OR s.valid_to > $at)))
+                     | {id: s.id, confidence: 1.0, inferred: false, cue: null, by: 'slot'}]}
 ELSE
   {id: m.id, text: m.text, at_ts: [m.at.epochSeconds, m.at.nanosecond], origin: m.origin,
    mentions: [(m)-[:MENTIONS]->(e:Entity) WHERE e.key IN $entity_keys | e.key],

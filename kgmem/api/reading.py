@@ -12,10 +12,10 @@ from ..results import Memory, Recall, Why
 from ..validate import (
     MAX_AROUND,
     MAX_ID,
-    MAX_USER,
     check_int,
     check_query,
     check_string,
+    check_user,
     optional_time,
 )
 from .base import GraphBase
@@ -111,7 +111,7 @@ class Reading(GraphBase):
 
         check_query(query)
         if user is not None:
-            check_string(user, field="user", max_len=MAX_USER)
+            user = check_user(user)
         self._prefetch_embedder()  # loads while the filters are built and the first statements wait
         names = DEFAULT_CHANNELS if channels is None else tuple([channels] if isinstance(channels, str) else channels)
         opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=names, policy=policy or AbstainPolicy())
@@ -202,4 +202,9 @@ class Reading(GraphBase):
         from ..query.ask import Answering, answer
 
         check_query(question, field="question", example="where does Maya live?")
-        return answer(cast(Answering, self), question, now=optional_time(now, "now"), user=user)
+        return answer(
+            cast(Answering, self),
+            question,
+            now=optional_time(now, "now"),
+            user=None if user is None else check_user(user),
+        )

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..config import DEFAULT_BATCH
 from ..errors import InputError, Interrupted
 from ..results import IngestReport, Memory
-from ..validate import MAX_USER, check_string
+from ..validate import check_string, check_user
 from .base import GraphBase
 
 
@@ -61,6 +61,7 @@ class Writing(GraphBase):
             report.timings[phase] = now - started[0]
             started[0] = now
 
+        recorded_at = dt.datetime.now(dt.timezone.utc)  # this ingest's transaction time (its new entities carry it)
         with _supersession.CueWarmer() as warm:  # the pass's per-text work, beside the embedder
             report = _ingest(
                 self.store,
@@ -76,9 +77,15 @@ class Writing(GraphBase):
                 vectors_out=vectors,
                 texts_out=warm.submit if infer_supersession else None,
                 user=user,
+                now=recorded_at,
             )
             lap("write")
             try:
+                if report.created:  # names this ingest learned, wherever the tenant's memories mention them
+                    from ..derived import mentions as _mentions
+
+                    _mentions.link_learned(self.store, self.tenant, recorded_at)
+                lap("mentions")
                 self._after_write(report, unchanged, vectors, warm, lap, infer_causes, infer_supersession)
             except KeyboardInterrupt:  # every record is stored; a re-run finishes the passes (see below)
                 raise Interrupted(report, "derived") from None
@@ -146,10 +153,13 @@ class Writing(GraphBase):
 
         check_string(name, field="name", max_len=1000)
         if not isinstance(text, str):
-            raise InputError(f"must be a string, got {type(text).__name__}", field="text")
+            raise InputError(
+                f"must be a string, got {type(text).__name__}", field="text", fix="pass the document's text"
+            )
         if format not in ("markdown", "text"):
             raise InputError(f"'{format}' is not a document format", field="format", fix="use markdown or text")
         _check_user(user)
+        user = None if user is None else check_user(user)  # its key: the document's id is the same for any spelling
         doc = _documents.split_document(text, name=name, format=format)
         doc_id = _documents.document_id(name, text, user)
         records = _documents.document_records(doc, doc_id=doc_id, user=user)
@@ -159,7 +169,10 @@ class Writing(GraphBase):
         lines = [1] + [p.line for p in doc.parts]  # the input position of a record -> its line in the file
         refused = next((e for e in report.errors if e["line"] == 1), None)
         if refused is not None:  # the document memory itself (forgotten): its parts were refused with it
-            raise InputError(f"{name}: the document memory {doc_id} was refused: {refused['error']}")
+            raise InputError(
+                f"{name}: the document memory {doc_id} was refused: {refused['error']}",
+                fix="ingest with force=True to bring a forgotten document back, or give it another name",
+            )
         for e in report.errors:
             e["line"] = lines[e["line"] - 1] if e.get("line") and e["line"] <= len(lines) else e.get("line")
         report.file = {"format": format, "name": name, "id": doc_id, "title": doc.title, "parts": len(doc.parts)}
@@ -318,5 +331,6 @@ def _check_format(format: str | None, *, required: bool = False) -> None:
 
 
 def _check_user(user: str | None) -> None:
+    """An owner given to an ingest is checked as a record's user is (:func:`kgmem.validate.check_user`)."""
     if user is not None:
-        check_string(user, field="user", max_len=MAX_USER)
+        check_user(user)

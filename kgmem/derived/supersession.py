@@ -417,6 +417,16 @@ def _read_sides(
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
+@lru_cache(maxsize=65536)
+def own_names(text: str) -> frozenset[str]:
+    """The entity keys of the names a text writes itself (what other memories taught the tenant is not read:
+    the features of a pair stay the same whatever arrived before it)."""
+    from ..ingest.entities import extract_entities
+    from ..normalize import entity_key
+
+    return frozenset(k for k in (entity_key(n) for n in extract_entities(text)) if k)
+
+
 def _side(row: dict[str, Any], cues_of: Mapping[str, Cues] | None = None) -> Side:
     text = row["text"]
     known = cues_of.get(text) if cues_of is not None else None
@@ -424,7 +434,7 @@ def _side(row: dict[str, Any], cues_of: Mapping[str, Cues] | None = None) -> Sid
         row["id"],
         text,
         _EPOCH + dt.timedelta(milliseconds=row["at_ms"]),
-        frozenset(row.get("mentions") or ()),
+        own_names(text),
         row.get("stream"),
         known if known is not None else cues(text),
         row.get("user"),
@@ -471,22 +481,32 @@ def newest_outside(store: Store, tenant: str, ids: Sequence[str]) -> dt.datetime
     return latest
 
 
-def _near_by_index(store: Store, tenant: str, search: Sequence[str], k: int) -> dict[str, list[tuple[str, float]]]:
+def _near_by_index(
+    store: Store, tenant: str, search: Sequence[str], k: int, sides: Mapping[str, Side] | None = None
+) -> dict[str, list[tuple[str, float]]]:
     """Each memory's records of the tenant (and user) at least :data:`PAIR_FLOOR` alike, at most ``k``, by the
-    vector index (normalised scores)."""
+    vector index (normalised scores); a memory that states an implication ("went vegan") any of its ``k``
+    nearest, however alike (what it retires may share no word with it)."""
     near_of: dict[str, list[tuple[str, float]]] = {}
     fetch = max(FETCH_FILTERED, 2 * k) if store.server_info().filtered_vector_search else FETCH
-    for i in range(0, len(search), BATCH):
-        for row in store.read(
-            "derived/supersession_neighbors",
-            tenant=tenant,
-            ids=list(search[i : i + BATCH]),
-            k=k,
-            fetch=fetch,
-            floor=(1.0 + PAIR_FLOOR) / 2.0,
-        ):
-            near_of[row["id"]] = [(n["id"], n["score"]) for n in row["near"]]
+    wide = {i for i in search if sides is not None and i in sides and implies(sides[i])}
+    for group, floor in ((sorted(set(search) - wide), (1.0 + PAIR_FLOOR) / 2.0), (sorted(wide), 0.0)):
+        for i in range(0, len(group), BATCH):
+            for row in store.read(
+                "derived/supersession_neighbors",
+                tenant=tenant,
+                ids=list(group[i : i + BATCH]),
+                k=k,
+                fetch=fetch,
+                floor=floor,
+            ):
+                near_of[row["id"]] = [(n["id"], n["score"]) for n in row["near"]]
     return near_of
+
+
+def implies(side: Side) -> bool:
+    """Whether a memory states something the implications table reads (a diet, a move, a sale…)."""
+    return bool(implication_triggers(side.cues))
 
 
 def top_k(scores: Any, k: int, block: int = 64) -> Any:
@@ -548,7 +568,8 @@ def _near_in_memory(
             score = (1.0 + np.take_along_axis(cos, order, axis=1).astype(np.float64)) / 2.0
             floor = (1.0 + PAIR_FLOOR) / 2.0
             for r, cols, scores in zip(chunk, top.tolist(), score.tolist()):
-                near_of[members[r]] = [(members[c], sc) for c, sc in zip(cols, scores) if c != r and sc >= floor]
+                least = 0.0 if implies(sides[members[r]]) else floor
+                near_of[members[r]] = [(members[c], sc) for c, sc in zip(cols, scores) if c != r and sc >= least]
     return near_of
 
 
@@ -578,7 +599,7 @@ def candidate_pairs(
     if latest is None and len(sides) <= IN_MEMORY_PAIRS_MAX:
         near_of = _near_in_memory(store, tenant, sides, search, k, vectors)
     else:
-        near_of = _near_by_index(store, tenant, search, k)
+        near_of = _near_by_index(store, tenant, search, k, sides)
     missing = sorted({n for near in near_of.values() for n, _ in near} - set(sides))
     sides |= _read_sides(store, tenant, missing, cues_of)
     found: dict[tuple[str, str], tuple[Side, Side, float]] = {}

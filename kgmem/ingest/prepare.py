@@ -118,7 +118,9 @@ class Preparer:
             if rec.entities is not None:
                 names = list(rec.entities)
             else:
-                names = self._extracted[rec.id] = extract_entities(rec.text, known=self.alias_names)
+                # a record's own names come from its own words only (what other records taught is matched
+                # below, by known_names_in): the same names whatever arrived before it
+                names = self._extracted[rec.id] = extract_entities(rec.text)
             for name in names:
                 key = entity_key(name)
                 if not key or key in self.alias_keys or len(key) > MAX_ENTITY_KEY:
@@ -217,9 +219,8 @@ class Preparer:
         else:  # the first pass's extraction, plus names learned since (from this batch) that occur here
             extracted = self._extracted.pop(record_id, None)
             if extracted is None:
-                names = extract_entities(text, known=self.alias_names)
-            else:
-                names = extracted + known_names_in(text, self.alias_names)
+                extracted = extract_entities(text)
+            names = extracted + known_names_in(text, self.alias_names)
         if subject and subject != "user" and given is None:
             names.append(subject)
         out: list[tuple[str, str, bool]] = []

@@ -25,6 +25,7 @@ from ..validate import (
     MAX_USER,
     check_chars,
     check_slot_parts,
+    check_user,
     parse_time,
     short,
 )
@@ -108,6 +109,12 @@ def _field_schemas() -> dict[str, dict[str, Any]]:
 FIELDS = tuple(_field_schemas())
 # fields whose value identifies the record's content (id excluded: it names the content, it is not content)
 CONTENT_FIELDS = tuple(f for f in FIELDS if f != "id")
+
+
+def _user(obj: dict[str, Any], line: int | None) -> str | None:
+    """The record's user as its key (:func:`kgmem.normalize.user_key`: case and accents do not matter)."""
+    raw = _str(obj, "user", line, max_len=MAX_USER)
+    return None if raw is None else check_user(raw, line=line)
 
 
 def record_schema() -> dict[str, Any]:
@@ -351,12 +358,15 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
 
     stream = _str(obj, "stream", line, max_len=MAX_STREAM)
     source = _str(obj, "source", line, max_len=MAX_SOURCE)
-    user = _str(obj, "user", line, max_len=MAX_USER)
+    user = _user(obj, line)
     part_of = _str(obj, "part_of", line, max_len=MAX_ID)
     if part_of is not None and part_of == rid:
-        raise InputError("a memory cannot be a part of itself", field="part_of", line=line)
+        raise InputError(
+            "a memory cannot be a part of itself", field="part_of", line=line, fix="drop part_of or name its whole"
+        )
     content = {k: obj.get(k) for k in CONTENT_FIELDS}
     content["text"] = text
+    content["user"] = user
     content["tenant"] = tenant
     ckey = content_key(content)
     return Record(

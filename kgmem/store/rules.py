@@ -279,7 +279,8 @@ def cog_vector_index(index: str, generation: str | None = None) -> None:
 # confidence's attribution (who a memory is about: kgmem.query.meaning); ``topic_similarity`` the cosine to
 # $topic_vector, the question with its names left out (null when it names no one: then ``similarity`` is it),
 # for the confidence's topic. ``superseded_by`` lists the newer memories that retired it (SUPERSEDES: a slot's
-# version chain, or inferred from plain text by kgmem.derived.supersession) and that the query may see (the
+# version chain, or inferred from plain text by kgmem.derived.supersession; and the record whose compiled fact
+# replaced a fact compiled from this one, its slot's newer version) and that the query may see (the
 # same rule: as of ``$at``, a memory written later does not count), for recall's currency step.
 # ``$known`` maps ids to the cosine to $vector a channel already scored (the vector and entity channels: the
 # same normalised value): read, not computed again — reading a memory's 384 floats was about half of recall/details.

@@ -249,7 +249,7 @@ def test_ingest_hands_the_pass_the_cues_it_worked_out_during_the_write(mg, monke
     monkeypatch.setattr(sup, "_side", spy)
     report = mg.ingest([*STORY, QUIT, *CONTROLS])
     assert calls == []  # every record's cues came from the write
-    assert set(report.timings) == {"write", "context", "causes", "supersession"}
+    assert set(report.timings) == {"write", "mentions", "context", "causes", "supersession"}
     assert all(v >= 0 for v in report.timings.values()) and report.timings["supersession"] > 0
     ids = [r["id"] for r in (*STORY, QUIT, *CONTROLS)]
     again = {(x["newer"], x["older"]) for x in sup.infer(mg.store, mg.tenant, ids)}
@@ -257,7 +257,9 @@ def test_ingest_hands_the_pass_the_cues_it_worked_out_during_the_write(mg, monke
 
 
 def test_inferred_supersession_does_not_depend_on_arrival_order_or_batches(store, embedder):
-    """kgmem's update fixtures and the kinds above, ingested at once, newest first one per call, and in two batches with the whole
+    """kgmem's update fixtures and the kinds above (but the implications table's diet: "vegan" is paired with its
+    24 nearest when it arrives, and a dissimilar memory it retires that arrives after it is paired with it only
+    if it is among them — the one arrival-order limit, said in docs/guarantees.md), ingested at once, newest first one per call, and in two batches with the whole
     re-run after (as after a crash): the same inferred links each time."""
     import json
     import uuid
@@ -267,7 +269,8 @@ def test_inferred_supersession_does_not_depend_on_arrival_order_or_batches(store
     from ..conftest import FIXTURES
 
     cases = json.loads((FIXTURES / "updates" / "cases.json").read_text())
-    rows = [{"id": m["id"], "text": m["text"], "at": m["at"]} for c in cases for m in c["memories"]] + KINDS
+    rows = [{"id": m["id"], "text": m["text"], "at": m["at"]} for c in cases for m in c["memories"]]
+    rows += [k for k in KINDS if k["id"] not in ("vegan", "steak")]
     orders = {
         "batch": [rows],
         "newest first": [[r] for r in sorted(rows, key=lambda r: r["at"], reverse=True)],
@@ -306,3 +309,23 @@ def test_a_statement_about_another_customer_retires_nothing(mg):
     assert _inferred(mg) == set()
     hits = mg.recall("what discount does Acme have now?").hits
     assert hits and hits[0].id == "acme" and hits[0].current
+
+
+def test_a_user_is_known_by_one_key_everywhere(mg):
+    """Case and accents do not make two users (kgmem.normalize.user_key): what "Bob" says retires what "bob"
+    said, in the slot and in recall alike; "José" and "Jose" are one user; "user" is reserved."""
+    report = mg.ingest(
+        [
+            {"id": "b1", "text": "I live in Boston", "at": "2026-01-02", "user": "bob"},
+            {"id": "b2", "text": "I moved to Lisbon", "at": "2026-04-03", "user": "Bob"},
+            {"id": "j1", "text": "My favourite band is Muse", "at": "2026-01-02", "user": "José"},
+            {"id": "u1", "text": "I live in Porto", "at": "2026-01-02", "user": "User"},
+        ]
+    )
+    assert [e["line"] for e in report.errors] == [4] and "reserved" in report.errors[0]["error"]
+    now = mg.now("bob", "lives_in")
+    assert now is not None and now.object == "Lisbon"
+    hits = {h.id: h for h in mg.recall("where do I live?", user="BOB", k=5, include_superseded=True).hits}
+    assert set(hits) >= {"b1", "b2"} and hits["b2"].current
+    assert not hits["b1"].current and hits["b1"].superseded_by  # retired, and it says by what
+    assert [h.id for h in mg.recall("favourite band", user="Jose", k=3).hits][:1] == ["j1"]

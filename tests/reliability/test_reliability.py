@@ -81,3 +81,15 @@ def test_http_server_off_loopback_serves_no_request_without_the_token(base):
     row = rel.check_http_off_loopback(base, requests=16)
     assert row.attempts == 17
     _assert_clean(row)
+
+
+def test_identity_users_and_named_entities(base):
+    row = rel.check_identity(base)
+    _assert_clean(row)
+    assert row.attempts == 5
+
+
+def test_arrival_order_batches_and_re_runs_give_the_same_graph(base):
+    row = rel.check_arrival_order(base)
+    _assert_clean(row)
+    assert row.attempts == 2 and "inferred links" in row.notes[0]

@@ -51,12 +51,13 @@ def test_a_stale_expansion_fails_the_check(tmp_path):
 
 
 def test_each_statement_applies_the_whole_rule_once_per_channel():
-    """... plus once in the hit map, over the memories that retired a hit (its ``superseded_by``); the candidates
-    statement returns candidate maps (no ``superseded_by``), recall/details the full hit maps."""
+    """... plus twice in the hit map, over the memories that retired a hit (its ``superseded_by``: directly, and
+    through the facts compiled from it); the candidates statement returns candidate maps (no ``superseded_by``),
+    recall/details the full hit maps."""
     for name, channels in (
         ("recall/candidates", 6 + 1),
         ("recall/v2026/candidates", 6 + 1),
-        ("recall/details", 1),
+        ("recall/details", 2),
         ("recall/vector", 1),
         ("recall/v2026/vector", 1),
         ("recall/keyword", 1),

@@ -112,7 +112,7 @@ def test_validation_is_a_floor_1_module():
     """kgmem.validate (every operation's input checks and limits) imports only the floor below it."""
     names = {n for n in imports(PACKAGE / "validate.py") if _within(n, "kgmem")}
     assert names <= {"kgmem.errors", "kgmem.errors.InputError", "kgmem.normalize"} | {
-        f"kgmem.normalize.{f}" for f in ("normalize_subject", "object_key", "snake_case")
+        f"kgmem.normalize.{f}" for f in ("normalize_subject", "object_key", "snake_case", "user_key", "NO_USER")
     }, names
 
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgmem.derived import causal, change_cues
+from kgmem.derived import cause_cues, change_cues
 from kgmem.ingest import compiler
 from kgmem.normalize import _SENTENCE_START, _at_sentence_start, looks_like_a_name
 from kgmem.query import timeparse
@@ -181,7 +181,9 @@ def _per_text_work(text: str) -> None:
     change_cues.cues.cache_clear()
     change_cues.cues(text)
     change_cues.qualifiers(text + " phone", frozenset({"phone"}))
-    causal.cause_clauses(text, reference=_NOW)
+    cause_cues.text_cues.cache_clear()
+    cause_cues.text_cues(text)
+    cause_cues.fragments(text)
     timeparse.parse_time_filter(text, _NOW)
     looks_like_a_name("Bob", text + " Bob")
     preparer = Preparer(_VOCABULARY, embed=None, compile_text=True)
