@@ -35,9 +35,10 @@ def since_time(since: Any, now: Any = None) -> Any:
         raise InputError("is required", field="since", fix='give a time like "2026-03-01" or "April 15"')
     try:
         return optional_time(since, "since")
-    except InputError:
+    except InputError as e:
         if not isinstance(since, str):
             raise
+        as_time = e.fix
     from ..query.timeparse import parse_time_filter
 
     found = parse_time_filter(f"since {since.strip()}", now or dt.datetime.now(dt.timezone.utc))
@@ -45,7 +46,7 @@ def since_time(since: Any, now: Any = None) -> Any:
         raise InputError(
             f"'{since[:80]}' is neither a time nor a time phrase kgmem reads",
             field="since",
-            fix='give a time like "2026-03-01", or a phrase like "April 15" or "last week"',
+            fix=f'{as_time}, or a time phrase like "April 15" or "last week"',
         ) from None
     return found.start
 

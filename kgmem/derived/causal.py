@@ -30,7 +30,7 @@ from ..config import IN_MEMORY_PAIRS_MAX
 from ..embed import Embedder
 from ..logit import Logit, shipped_json
 from ..store import Store
-from .cause_cues import FEATURES, Side, fragments, pair_features
+from .cause_cues import FEATURES, Side, fragments, pair_features, text_cues
 
 TRANSFORM_VERSION = "causes/v2"  # v2: a learned pair model over the memories near each new record (v1: marker clauses)
 MODEL_FILE = "causes.json"
@@ -161,6 +161,45 @@ def explain(
     return Explanation(effect, cause, p, tuple(chain))
 
 
+def next_cause(
+    store: Store,
+    embedder: Embedder,
+    tenant: str,
+    effect: Side,
+    model: CauseModel,
+    *,
+    exclude: set[str],
+    threshold: float | None = None,
+    until_ms: int | None = None,
+) -> tuple[Side, float] | None:
+    """The likeliest cause of ``effect`` among the records near it (alike to it or to its cause clause), when it
+    reaches ``threshold`` (the model's own unless given): how ``why`` follows a chain past the hits of the
+    question. ``exclude``: the memories already on the chain; ``until_ms``: as of that time, none later."""
+    near = _near_by_index(store, tenant, [effect.id]).get(effect.id, [])
+    if _states_clause(effect):
+        clause = embed_one(embedder, text_cues(effect.text).after)
+        near = list(
+            dict.fromkeys([*near, *_near_clause_by_index(store, tenant, {effect.id: clause}).get(effect.id, [])])
+        )
+    wanted = [i for i in near if i not in exclude]
+    sides = [side for side, _ in _sources(store, tenant, wanted).values()]
+    sides = [s for s in sides if until_ms is None or s.at <= _EPOCH + dt.timedelta(milliseconds=until_ms)]
+    if not sides:
+        return None
+    get = vector_lookup(embedder, [effect.text, *(s.text for s in sides)])
+    probs = model.probabilities([pair_features(effect, c, get) for c in sides])
+    p, best = max(zip(probs, sides), key=lambda x: (x[0], x[1].id))
+    return (best, p) if p >= (model.threshold if threshold is None else threshold) else None
+
+
+def embed_one(embedder: Embedder, text: str) -> Any:
+    """``text``'s unit vector."""
+    import numpy as np
+
+    v = embedder.encode([text])[0]
+    return v / max(float(np.linalg.norm(v)), 1e-12)
+
+
 def vector_lookup(embedder: Embedder, texts: Sequence[str]) -> Callable[[str], Any]:
     """A fragment → unit vector function for :func:`pair_features`: the fragments of ``texts`` embedded in one
     batch, any other on demand."""
@@ -214,12 +253,13 @@ def _alike(a: Side, b: Side) -> float:
 
 
 def neighbourhoods(
-    store: Store, tenant: str, ids: Sequence[str]
+    store: Store, tenant: str, ids: Sequence[str], clause_vector: Callable[[str], Any] | None = None
 ) -> tuple[dict[str, Side], dict[str, list[str]], dict[str, int]]:
     """The records the pass decides for when ``ids`` arrive — ``ids`` and every record of the same user at least
     :data:`PAIR_FLOOR` alike to one of them (a new memory may be a better cause of an older one, or of a later
-    one written before it) — with each one's neighbours (the records at least that alike), every side read,
-    and each side's count of explicit causes."""
+    one written before it) — with each one's neighbours (the records at least that alike; for a new record that
+    states a cause clause, also those at least that alike to the clause: ``clause_vector`` gives its vector),
+    every side read, and each side's count of explicit causes."""
     known = _sources(store, tenant, ids)
     new = sorted(known)
     from .supersession import newest_outside
@@ -232,6 +272,17 @@ def neighbourhoods(
         first = _near_by_index(store, tenant, new)
         affected = sorted(set(new) | {n for ns in first.values() for n in ns})
         near = {**first, **_near_by_index(store, tenant, [a for a in affected if a not in first])}
+    if clause_vector is not None:
+        clauses = {i: clause_vector(text_cues(known[i][0].text).after) for i in new if _states_clause(known[i][0])}
+        if clauses:
+            extra = (
+                _near_clause_in_memory([known[i][0] for i in new], clauses)
+                if in_memory
+                else _near_clause_by_index(store, tenant, clauses)
+            )
+            for i, ns in extra.items():
+                near[i] = list(dict.fromkeys([*near.get(i, ()), *ns]))
+    if not in_memory:
         missing = sorted({n for ns in near.values() for n in ns} | set(affected))
         known |= _sources(store, tenant, [m for m in missing if m not in known])
     sides = {i: side for i, (side, _) in known.items()}
@@ -241,6 +292,43 @@ def neighbourhoods(
         if i in sides
     }
     return sides, near, {i: n for i, (_, n) in known.items()}
+
+
+def _states_clause(side: Side) -> bool:
+    c = text_cues(side.text)
+    return c.clause and len(c.after.split()) >= 3
+
+
+def _near_clause_in_memory(sides: Sequence[Side], clauses: dict[str, Any]) -> dict[str, list[str]]:
+    """For each memory of ``clauses`` (id → its cause clause's unit vector), the other ``sides`` of its user at
+    least :data:`PAIR_FLOOR` alike to the clause, exactly."""
+    out: dict[str, list[str]] = {}
+    by_id = {s.id: s for s in sides}
+    for i, vec in clauses.items():
+        user = by_id[i].user or ""
+        scored = sorted(
+            ((float(s.vector @ vec), s.id) for s in sides if s.id != i and (s.user or "") == user),
+            key=lambda x: (-x[0], x[1]),
+        )
+        out[i] = [j for sc, j in scored[:PAIR_CAP] if sc >= PAIR_FLOOR]
+    return out
+
+
+def _near_clause_by_index(store: Store, tenant: str, clauses: dict[str, Any]) -> dict[str, list[str]]:
+    fetch = PAIR_CAP if store.server_info().filtered_vector_search else FETCH
+    queries = [{"id": i, "vector": [float(x) for x in v]} for i, v in sorted(clauses.items())]
+    out: dict[str, list[str]] = {}
+    for j in range(0, len(queries), BATCH):
+        for row in store.read(
+            "derived/cause_clause_neighbors",
+            tenant=tenant,
+            queries=queries[j : j + BATCH],
+            k=PAIR_CAP,
+            fetch=fetch,
+            floor=(1.0 + PAIR_FLOOR) / 2.0,
+        ):
+            out[row["id"]] = list(row["near"])
+    return out
 
 
 def _near_in_memory(sides: Sequence[Side]) -> dict[str, list[str]]:
@@ -288,7 +376,7 @@ def infer(
     model = model or shipped()
     if model is None or not ids:
         return [], [], []
-    sides, near, explicit = neighbourhoods(store, tenant, ids)
+    sides, near, explicit = neighbourhoods(store, tenant, ids, clause_vector=lambda t: embed_one(embedder, t))
     decided = sorted(near)
     get = vector_lookup(
         embedder, sorted({sides[i].text for i in decided} | {sides[j].text for ns in near.values() for j in ns})
@@ -314,7 +402,41 @@ def infer(
             links.append(
                 {"effect": i, "cause": cause, "confidence": round(p, 4), "source": f"{TRANSFORM_VERSION}: model"}
             )
+            continue
+        named = clause_cause(sides[i], [sides[j] for j in near[i]], get)
+        if named is not None:
+            links.append(
+                {"effect": i, "cause": named[0], "confidence": named[1], "source": f"{TRANSFORM_VERSION}: clause"}
+            )
     return decided, links, selves
+
+
+CLAUSE_LINK = 0.45  # the least (cosine of a cause clause to a memory) × the marker's strength that names it
+WEAK_MARKERS = frozenset({"after", "since", "following"})  # a time as often as a cause: 0.85 of the cosine
+
+
+def clause_cause(effect: Side, near: Sequence[Side], vector_of: Callable[[str], Any]) -> tuple[str, float] | None:
+    """The memory a cause clause names ("… because the disk on db-1 filled up"): the earlier neighbour most
+    alike to the clause, when the cosine × the marker's strength reaches :data:`CLAUSE_LINK` — a cause stated in
+    the effect's own words, which the pair model may score below its link threshold."""
+    c = text_cues(effect.text)
+    if not c.clause or len(c.after.split()) < 3:
+        return None
+    clause = vector_of(c.after)
+    earlier = [s for s in near if s.at <= effect.at and s.id != effect.id]
+    if not earlier:
+        return None
+    sim, best = max(((float(s.vector @ clause), s.id) for s in earlier), key=lambda x: (x[0], x[1]))
+    marker = _marker(effect.text)
+    score = sim * (0.85 if marker in WEAK_MARKERS else 1.0)
+    return (best, round(score, 4)) if score >= CLAUSE_LINK else None
+
+
+def _marker(text: str) -> str:
+    from .cause_cues import CAUSE_CLAUSE, MAX_SCAN
+
+    m = CAUSE_CLAUSE.search(text[:MAX_SCAN])
+    return m.group(0).lower() if m else ""
 
 
 def write(

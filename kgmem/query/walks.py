@@ -42,6 +42,9 @@ SYMPTOM_CHANNELS = ("vector", "keyword", "entity", "window_keyword")
 # is one of the best ten). WikiWhy (2,000 questions over its 18,800 memories, each asked at both depths in turn,
 # 2026-12-05): top-1 1,984 at 50 and at 20, abstained 4 and 5, why p50 20.3 → 17.4 ms.
 SYMPTOM_DEPTH = 20
+# a cause read past the question's hits, from the records near the last one of a chain, needs this likelihood
+# (more than the hits need: nothing the question asked brought it)
+EXTEND = 0.95
 
 
 def symptom_options(policy: AbstainPolicy | None = None, k: int = SYMPTOM_CANDIDATES) -> RecallOptions:
@@ -112,7 +115,8 @@ def why(
                 causes=causes,
                 confidence=causes[0]["confidence"] if causes else None,
             )
-    return read_cause(store, embedder, text, hits, sides, filters, manifest, k)
+    linked = find_symptom(store, hits, filters, None, symptom_candidates, sides, inferred=True)
+    return read_cause(store, embedder, text, hits, sides, filters, manifest, k, linked)
 
 
 def read_sides(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -129,9 +133,12 @@ def read_cause(
     filters: Filters,
     manifest: dict[str, Any] | None,
     k: int,
+    linked: Hit | None = None,
 ) -> Why:
-    """The cause the best hits state of the one asked about (:func:`kgmem.derived.causal.explain`), or an
-    abstention. The hits' inferred causes that the ranking did not bring are read too."""
+    """The cause the best hits state of the one asked about, or an abstention: the inferred link of ``linked``
+    (the best-ranked hit close enough to the question that the ingest pass linked to its likeliest cause), else
+    what :func:`kgmem.derived.causal.explain` reads in the hits (with the hits' inferred causes the ranking did
+    not bring); then the chain followed on (:func:`follow`)."""
     from ..derived import causal
 
     model = causal.shipped()
@@ -150,7 +157,13 @@ def read_cause(
         if h.id in sides
     ] + [causal.Candidate(_cause_side(sides[i]), -1.0) for i in dict.fromkeys(extra) if i in sides]
     found = None
-    if model is not None and candidates:
+    if model is not None and linked is not None:
+        best = max(
+            (c for c in sides[linked.id]["linked"] if limit is None or c["at_ms"] <= limit),
+            key=lambda c: (c["confidence"], c["id"]),
+        )
+        found = causal.Explanation(linked.id, best["id"], float(best["confidence"]))
+    elif model is not None and candidates:
         vector_of = causal.vector_lookup(embedder, [c.side.text for c in candidates])
         found = causal.explain(candidates, model, vector_of)
     if manifest is not None:
@@ -174,7 +187,60 @@ def read_cause(
             reason=f"no recorded cause behind the best matches, and none of them states why (best: '{hits[0].id}')",
             explain=manifest,
         )
+    if model is not None and found.effect != found.cause:
+        found, sides = follow(store, embedder, filters, model, found, sides, limit)
     return answer_read(text, hits, sides, found, manifest, k)
+
+
+def follow(
+    store: Store,
+    embedder: Embedder,
+    filters: Filters,
+    model: Any,
+    found: Any,
+    sides: dict[str, dict[str, Any]],
+    limit: int | None,
+) -> tuple[Any, dict[str, dict[str, Any]]]:
+    """The chain of a cause read from the words, followed past the question's hits: from its last memory, the
+    link the ingest pass inferred from it (its likeliest), else the likeliest cause among the records near it
+    (:func:`kgmem.derived.causal.next_cause`), up to :data:`~kgmem.derived.causal.CHAIN_DEPTH` steps more."""
+    import dataclasses
+
+    from ..derived import causal
+
+    chain = list(found.chain)
+    seen = {found.effect, found.cause, *(c for c, _ in chain)}
+    head = chain[-1][0] if chain else found.cause
+    while len(chain) < causal.CHAIN_DEPTH + 1:
+        linked = [
+            (c["confidence"], c["id"])
+            for c in sides[head]["linked"]
+            if c["id"] not in seen and (limit is None or c["at_ms"] <= limit)
+        ]
+        if linked:  # a link the pass inferred (or one recorded): followed as it is
+            p, nxt = max(linked)
+        else:
+            step = causal.next_cause(
+                store,
+                embedder,
+                filters.tenant,
+                _cause_side(sides[head]),
+                model,
+                exclude=seen,
+                threshold=max(model.threshold, EXTEND),
+                until_ms=limit,
+            )
+            if step is None:
+                break
+            nxt, p = step[0].id, step[1]
+        if nxt not in sides:
+            sides = {**sides, **read_sides(store, filters.tenant, [nxt])}
+        if nxt not in sides:
+            break
+        chain.append((nxt, p))
+        seen.add(nxt)
+        head = nxt
+    return dataclasses.replace(found, chain=tuple(chain)), sides
 
 
 def answer_read(
@@ -284,6 +350,8 @@ def find_symptom(
     manifest: dict[str, Any] | None,
     candidates: int,
     sides: dict[str, dict[str, Any]],
+    *,
+    inferred: bool = False,
 ) -> Hit | None:
     """The best-ranked of the first ``candidates`` hits that matches well enough (:func:`symptom_floor` of all
     the hits) and has a recorded cause (a ``caused_by`` of its record, not an inferred link; as of ``at``, a
@@ -295,11 +363,11 @@ def find_symptom(
         h.id: sum(
             1
             for c in (sides.get(h.id) or {}).get("linked", [])
-            if not c["inferred"] and (limit is None or c["at_ms"] <= limit)
+            if (inferred or not c["inferred"]) and (limit is None or c["at_ms"] <= limit)
         )
         for h in eligible
     }
-    if manifest is not None:
+    if manifest is not None and not inferred:
         manifest["symptom_rule"] = {
             "floor": round(floor, 4),
             "candidates": [h.id for h in eligible],

@@ -140,9 +140,10 @@ def test_inferred_links_from_words_are_precise_and_explicit_wins(words_graph, mg
     edges = [e for e in words_graph.store.read("export/edges", tenant=words_graph.tenant) if e["type"] == "CAUSED_BY"]
     assert all(e["props"]["inferred"] for e in edges)
     correct = sum(truth.get(e["from"]) == e["to"] for e in edges)
-    # the links of the learned pass (one per memory: its likeliest cause); the held-out precision it is chosen
-    # for is 0.75 (scripts/fit_causes.py); here the wrong ones are distractors read as effects
-    assert correct >= 25 and correct / len(edges) >= 0.7, (correct, len(edges))
+    # the links of the learned pass (one per memory: its likeliest cause, or the memory its cause clause names);
+    # the held-out precision its threshold is chosen for is 0.75 (scripts/fit_causes.py); here most wrong ones
+    # are distractors read as effects
+    assert correct >= 30 and correct / len(edges) >= 0.65, (correct, len(edges))
     # explicit caused_by wins: the same words with an explicit (different) cause infer nothing
     mg.ingest(
         [
