@@ -35,7 +35,7 @@ from .cause_cues import FEATURES, Side, fragments, pair_features, text_cues
 TRANSFORM_VERSION = "causes/v2"  # v2: a learned pair model over the memories near each new record (v1: marker clauses)
 MODEL_FILE = "causes.json"
 PAIR_FLOOR = 0.3  # the least cosine of two memories the pass pairs (more alike pairs are all scored)
-PAIR_CAP = 100  # the most neighbours of one memory the index is asked for (the floor, not the cap, should decide)
+PAIR_CAP = 30  # the most neighbours of one memory (the most alike; the floor, not the cap, should decide)
 FETCH = 400  # index rows read per memory on 5.26 (no in-index tenant filter)
 BATCH = 500
 
@@ -50,7 +50,15 @@ class CauseModel(Logit):
     held_out: dict[str, Any] = field(default_factory=dict)
 
     def probabilities(self, rows: Sequence[Mapping[str, float]]) -> list[float]:
-        return [self.probability(dict(r)) for r in rows]
+        """:meth:`probability` of many feature rows at once (one matrix product)."""
+        import numpy as np
+
+        if not rows:
+            return []
+        x = np.array([[r.get(name, 0.0) for name in self.features] for r in rows], dtype=np.float64)
+        scale = np.where(np.array(self.scale) == 0, 1.0, np.array(self.scale))
+        z = self.intercept + ((x - np.array(self.mean)) / scale) @ np.array(self.coef)
+        return [float(v) for v in 1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0)))]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -343,9 +351,14 @@ def _near_in_memory(sides: Sequence[Side]) -> dict[str, list[str]]:
         if len(members) < 2:
             continue
         m = np.stack([s.vector for s in members])
-        sims = m @ m.T
-        for r, s in enumerate(members):
-            out[s.id] = [members[c].id for c in np.nonzero(sims[r] >= PAIR_FLOOR)[0] if c != r]
+        ids = [s.id for s in members]
+        for start in range(0, len(members), 1024):  # at most 1,024 rows of cosines at a time
+            sims = m[start : start + 1024] @ m.T
+            for r, row in enumerate(sims, start):
+                row[r] = -np.inf  # not itself
+                keep = np.nonzero(row >= PAIR_FLOOR)[0]
+                best = sorted(keep.tolist(), key=lambda c: (-float(row[c]), ids[c]))[:PAIR_CAP]
+                out[ids[r]] = [ids[c] for c in best]
     return out
 
 
@@ -381,24 +394,19 @@ def infer(
     get = vector_lookup(
         embedder, sorted({sides[i].text for i in decided} | {sides[j].text for ns in near.values() for j in ns})
     )
-    pairs: list[tuple[Side, Side]] = []
-    for i in decided:
-        e = sides[i]
-        pairs.append((e, e))
-        for j in near[i]:
-            pairs += [(e, sides[j]), (sides[j], e)]
-    probs = dict(
-        zip(((e.id, c.id) for e, c in pairs), model.probabilities([pair_features(e, c, get) for e, c in pairs]))
-    )
     links: list[dict[str, Any]] = []
     selves: list[dict[str, Any]] = []
-    for i in decided:
-        if probs[(i, i)] >= model.link:
-            selves.append({"id": i, "confidence": round(probs[(i, i)], 4)})
+    for i in decided:  # one memory at a time: its pairs are scored and dropped (memory stays bounded)
+        e = sides[i]
+        own, *scores = model.probabilities(
+            [pair_features(e, e, get)] + [pair_features(e, sides[j], get) for j in near[i]]
+        )
+        if own >= model.link:
+            selves.append({"id": i, "confidence": round(own, 4)})
         if explicit.get(i) or not near[i]:
             continue
-        p, cause = max((probs[(i, j)], j) for j in near[i])
-        if p >= model.link and probs[(cause, i)] <= p:
+        p, cause = max(zip(scores, near[i]))
+        if p >= model.link and model.probabilities([pair_features(sides[cause], e, get)])[0] <= p:
             links.append(
                 {"effect": i, "cause": cause, "confidence": round(p, 4), "source": f"{TRANSFORM_VERSION}: model"}
             )
