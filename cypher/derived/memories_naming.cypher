@@ -2,7 +2,8 @@
 // For each name, the memories of the tenant whose text the fulltext index finds the name in (a phrase query,
 // $names[].lucene, the tenant's clause required), at most $limit each: the memories that may mention an entity
 // learned after they were written (the caller reads each text for the name as the write path does); not the
-// facts compiled from a record, which take the names of their value from their record as it was written.
+// facts compiled from a record, which take the names of their value from their record as it was written, nor
+// a record that named its entities (they are its mentions).
 // params: $tenant (string), $names (list of maps: key, lucene), $limit (int)
 // returns: key, memories (list of {id, text})
 :param tenant => 'demo';
@@ -12,6 +13,7 @@ UNWIND $names AS n
 CALL (n) {
   CALL db.index.fulltext.queryNodes('memory_text', n.lucene, {limit: $limit}) YIELD node AS m
   WITH m WHERE m.tenant = $tenant AND m.text IS NOT NULL AND coalesce(m.origin, 'record') <> 'compiled'
+    AND NOT coalesce(m.entities_given, false)
   RETURN collect({id: m.id, text: m.text}) AS memories
 }
 RETURN n.key AS key, memories

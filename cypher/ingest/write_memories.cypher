@@ -3,12 +3,13 @@
 // Existing ids are left as they are (episodes are append-only).
 // params: $tenant (string), $recorded_at (datetime), $embedding_model (string),
 //         $rows (list of maps: id, text, kind, at, user, subject, predicate, object, object_key, polarity,
-//                slot, content_key, source, confidence, stream, retention, origin, transform, embedding)
+//                slot, content_key, source, confidence, stream, retention, origin, transform, entities_given,
+//                embedding)
 // returns: written (count)
 :param tenant => 'browser-demo';
 :param recorded_at => datetime();
 :param embedding_model => 'sentence-transformers/all-MiniLM-L6-v2@gt-0.1.0';
-:param rows => [{id: 'browser-1', text: 'I like diet coke', kind: 'episode', at: datetime('2026-01-05T10:00:00Z'), user: null, subject: null, predicate: null, object: null, object_key: null, polarity: true, slot: null, content_key: 'browser-1', source: 'browser', confidence: null, stream: null, retention: null, origin: 'record', transform: null, embedding: [x IN range(1, 384) | 0.05]}];
+:param rows => [{id: 'browser-1', text: 'I like diet coke', kind: 'episode', at: datetime('2026-01-05T10:00:00Z'), user: null, subject: null, predicate: null, object: null, object_key: null, polarity: true, slot: null, content_key: 'browser-1', source: 'browser', confidence: null, stream: null, retention: null, origin: 'record', transform: null, entities_given: false, embedding: [x IN range(1, 384) | 0.05]}];
 UNWIND $rows AS row
 MERGE (m:Memory {tenant: $tenant, id: row.id})
 ON CREATE SET
@@ -30,6 +31,7 @@ ON CREATE SET
   m.retention = row.retention,
   m.origin = row.origin,
   m.transform = row.transform,
+  m.entities_given = row.entities_given,
   m.embedding_model = $embedding_model
 FOREACH (_ IN CASE WHEN row.kind = 'episode' THEN [1] ELSE [] END | SET m:Episode)
 FOREACH (_ IN CASE WHEN row.kind = 'fact' THEN [1] ELSE [] END | SET m:Fact)

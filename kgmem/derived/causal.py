@@ -278,10 +278,19 @@ def neighbourhoods(
         affected = new
     else:
         first = _near_by_index(store, tenant, new)
-        affected = sorted(set(new) | {n for ns in first.values() for n in ns})
+        # and the memories whose cause clause names a new one (its arrival may change their cause)
+        named = _clauses_naming(store, tenant, new)
+        affected = sorted(
+            set(new) | {n for ns in first.values() for n in ns} | {n for ns in named.values() for n in ns}
+        )
         near = {**first, **_near_by_index(store, tenant, [a for a in affected if a not in first])}
+        known |= _sources(store, tenant, [a for a in affected if a not in known])
     if clause_vector is not None:
-        clauses = {i: clause_vector(text_cues(known[i][0].text).after) for i in new if _states_clause(known[i][0])}
+        clauses = {
+            i: clause_vector(text_cues(known[i][0].text).after)
+            for i in affected
+            if i in known and _states_clause(known[i][0])
+        }
         if clauses:
             extra = (
                 _near_clause_in_memory([known[i][0] for i in new], clauses)
@@ -290,6 +299,7 @@ def neighbourhoods(
             )
             for i, ns in extra.items():
                 near[i] = list(dict.fromkeys([*near.get(i, ()), *ns]))
+            _store_clauses(store, tenant, {i: v for i, v in clauses.items() if i in set(new)})
     if not in_memory:
         missing = sorted({n for ns in near.values() for n in ns} | set(affected))
         known |= _sources(store, tenant, [m for m in missing if m not in known])
@@ -320,6 +330,32 @@ def _near_clause_in_memory(sides: Sequence[Side], clauses: dict[str, Any]) -> di
         )
         out[i] = [j for sc, j in scored[:PAIR_CAP] if sc >= PAIR_FLOOR]
     return out
+
+
+def _clauses_naming(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, list[str]]:
+    """For each memory of ``ids``, the memories whose stored cause clause is at least :data:`PAIR_FLOOR` alike to
+    it (the memory_clause_embedding index)."""
+    fetch = 2 * PAIR_CAP if store.server_info().filtered_vector_search else FETCH
+    out: dict[str, list[str]] = {}
+    for i in range(0, len(ids), BATCH):
+        for row in store.read(
+            "derived/clauses_naming",
+            tenant=tenant,
+            ids=list(ids[i : i + BATCH]),
+            k=PAIR_CAP,
+            fetch=fetch,
+            floor=(1.0 + PAIR_FLOOR) / 2.0,
+        ):
+            out[row["id"]] = list(row["near"])
+    return out
+
+
+def _store_clauses(store: Store, tenant: str, clauses: dict[str, Any]) -> None:
+    """Store the clause vectors of new memories (derived: the index that finds them is how a memory that arrives
+    later reaches the memories whose clause names it)."""
+    rows = [{"id": i, "vector": [float(x) for x in v]} for i, v in sorted(clauses.items())]
+    for j in range(0, len(rows), BATCH):
+        store.write("derived/set_clause_embeddings", tenant=tenant, rows=rows[j : j + BATCH])
 
 
 def _near_clause_by_index(store: Store, tenant: str, clauses: dict[str, Any]) -> dict[str, list[str]]:

@@ -52,6 +52,7 @@ class Row:
     transform: str | None = None
     derived_from: str | None = None
     entities: list[tuple[str, str, bool]] = field(default_factory=list)  # (key, display name, name-like)
+    entities_given: bool = False  # the record named its entities: they are its mentions, no name is added later
     line: int | None = None
 
     def cypher_row(self, embedding: list[float]) -> dict:
@@ -74,6 +75,7 @@ class Row:
             "retention": self.retention,
             "origin": self.origin,
             "transform": self.transform,
+            "entities_given": self.entities_given,
             "embedding": embedding,
         }
 
@@ -147,6 +149,7 @@ class Preparer:
                 confidence=rec.confidence,
                 stream=rec.stream,
                 retention=rec.retention,
+                entities_given=rec.entities is not None,
                 line=rec.line,
             )
             if rec.is_fact:

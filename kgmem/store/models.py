@@ -129,6 +129,8 @@ class Memory(StructuredNode):
     supersession = StringProperty()  # the inferred-supersession pass that read it (its transform version)
     causes = StringProperty()  # the inferred-cause pass that read it (its transform version)
     cause_in_text = FloatProperty()  # the cause model's confidence that it states its own cause
+    clause_embedding = ArrayProperty(FloatProperty())  # the vector of the cause clause it states (derived)
+    entities_given = BooleanProperty()  # its record named its entities (no name learned later is added)
 
     supersedes = RelationshipTo("Memory", "SUPERSEDES", model=Supersedes, cardinality=ZeroOrMore)
     superseded_by = RelationshipFrom("Memory", "SUPERSEDES", model=Supersedes, cardinality=ZeroOrMore)

@@ -235,6 +235,7 @@ VECTOR_INDEX_PROPERTY = {
     "memory_embedding": "embedding",
     "memory_context_embedding": "context_embedding",
     "memory_wide_embedding": "wide_embedding",
+    "memory_clause_embedding": "clause_embedding",  # a cause clause's vector (kgmem.derived.causal)
 }
 
 
