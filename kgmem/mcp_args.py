@@ -197,9 +197,12 @@ class StrictTool(Tool):
             raise
 
 
-def strict_tool(fn: Callable[..., Any], annotations: ToolAnnotations) -> StrictTool:
-    """``fn`` as a tool (as ``@server.tool()`` would make it) that refuses the arguments it does not take."""
+def strict_tool(fn: Callable[..., Any], annotations: ToolAnnotations, output_schema: dict[str, Any]) -> StrictTool:
+    """``fn`` as a tool (as ``@server.tool()`` would make it) that refuses the arguments it does not take, and
+    publishes ``output_schema`` (the JSON schema of what it returns, :mod:`kgmem.results`) as its
+    ``outputSchema`` instead of the bare object its ``dict`` return annotation gives."""
     tool = cast(StrictTool, StrictTool.from_function(fn, annotations=annotations))
+    tool.fn_metadata.output_schema = output_schema
     loose = tool.fn_metadata.arg_model
     config = ConfigDict(extra="forbid", strict=True)  # strict: "5" and true are not integers
     strict: Any = type(loose.__name__, (loose,), {"model_config": config, "__module__": __name__})

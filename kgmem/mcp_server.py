@@ -6,7 +6,8 @@ Thirteen tools, each calling exactly one :class:`~kgmem.MemoryGraph` method and 
 ``recall``, ``why``, ``now``, ``as_of``, ``history``, ``changes``, ``timeline``, ``forget``, ``ask``, and
 ``vocabulary`` (the predicates facts are stored under, with their aliases and cardinality). Every argument is
 described in the tools' input schemas (:mod:`kgmem.mcp_args`), ``ingest`` publishes the JSON schema of a
-record, and each tool carries annotations (read-only, destructive, idempotent).
+record, each tool's output schema is the JSON schema of what it returns (:mod:`kgmem.results`), and each tool
+carries annotations (read-only, destructive, idempotent).
 
 The tenant is fixed when the server is built (``kgmem mcp --tenant`` or ``KGMEM_TENANT``); no tool takes one
 and an argument a tool does not take is refused by name, so an agent cannot reach another tenant; records
@@ -189,19 +190,19 @@ def build_server(
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.tools import Tool
 
-    from . import __version__
+    from . import __version__, results
 
     holder = GraphHolder(tenant, uri=uri, user=user, password=password, database=database, factory=graph_factory)
     tools: list[Tool] = []
 
-    def tool(annotations: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def tool(annotations: Any, output: dict[str, Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            tools.append(strict_tool(fn, annotations))
+            tools.append(strict_tool(fn, annotations, output))
             return fn
 
         return register
 
-    @tool(WRITE)
+    @tool(WRITE, results.MEMORY_SCHEMA)
     def remember(
         text: Text,
         at: RecordAt = None,
@@ -237,14 +238,14 @@ def build_server(
         )
         return holder.call(lambda mg: mg.remember(text, **fields).to_dict())
 
-    @tool(WRITE)
+    @tool(WRITE, results.INGEST_SCHEMA)
     def ingest(records: Records) -> dict[str, Any]:
         """Store many memory records (the JSONL record format; the records argument's schema lists the fields).
         Bad records are reported in 'errors' with their line (1-based position) and the rest still land; a record
         naming another tenant refuses the whole call. Returns the ingest report."""
         return holder.call(lambda mg: mg.ingest(tool_records(records, tenant)).to_dict())
 
-    @tool(WRITE)
+    @tool(WRITE, results.INGEST_SCHEMA)
     def ingest_document(
         text: DocumentText, name: DocumentName, format: DocumentFormat = "markdown", user: RecordUser = None
     ) -> dict[str, Any]:
@@ -253,7 +254,7 @@ def build_server(
         the ingest report; its 'file' holds the document's id, title and number of parts."""
         return holder.call(lambda mg: mg.ingest_document(text, name=name, format=format, user=user).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.RECALL_SCHEMA)
     def recall(
         query: Query,
         k: Hits = DEFAULT_HITS,
@@ -269,54 +270,54 @@ def build_server(
             lambda mg: mg.recall(query, k=k, at=at, include_superseded=include_superseded, user=user).to_dict()
         )
 
-    @tool(READ)
+    @tool(READ, results.WHY_SCHEMA)
     def why(query: Symptom, k: Roots = DEFAULT_ROOTS, at: CausesBy = None) -> dict[str, Any]:
         """Why did something happen: find the remembered symptom and walk its causes to the root causes
         (roots best first, with the paths). Abstains when nothing matches or no cause is recorded."""
         return holder.call(lambda mg: mg.why(query, k=k, at=at).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.SLOT_SCHEMA)
     def now(subject: Subject, predicate: Predicate, object: SlotObject = None) -> dict[str, Any]:
         """The current value of a fact slot, e.g. now("maya", "lives_in"). When nothing is recorded, value is
         null and hint says why that may be (an empty tenant, a predicate outside the vocabulary: "did you mean
         lives_in?")."""
         return holder.call(lambda mg: mg.now_answer(subject, predicate, object).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.SLOT_SCHEMA)
     def as_of(subject: Subject, predicate: Predicate, at: When, object: SlotObject = None) -> dict[str, Any]:
         """The value a fact slot had at a time; value null (with a hint) when nothing held then."""
         return holder.call(lambda mg: mg.as_of_answer(subject, predicate, at, object).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.HISTORY_SCHEMA)
     def history(subject: Subject, predicate: Predicate, object: SlotObject = None) -> dict[str, Any]:
         """Every version of a fact slot, oldest first, each with valid_from/valid_to and current; no version
         comes with a hint."""
         return holder.call(lambda mg: mg.history_answer(subject, predicate, object).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.CHANGES_SCHEMA)
     def changes(since: Since, limit: Limit = DEFAULT_CHANGES) -> dict[str, Any]:
         """What changed since a time (RFC 3339, a date, or a phrase like "April 15"), in valid time, newest
         first: fact versions that took effect and memories that retired an earlier one."""
         return holder.call(lambda mg: {"since": since, "changes": mg.changes(since, limit=limit)})
 
-    @tool(READ)
+    @tool(READ, results.TIMELINE_SCHEMA)
     def timeline(id: MemoryId, before: Before = DEFAULT_AROUND, after: After = DEFAULT_AROUND) -> dict[str, Any]:
         """What happened before and after a memory (its stream, else nearest in time)."""
         return holder.call(lambda mg: {"id": id, "items": mg.timeline(id, before=before, after=after)})
 
-    @tool(FORGET)
+    @tool(FORGET, results.FORGET_SCHEMA)
     def forget(id: MemoryId) -> dict[str, Any]:
         """Forget a memory and what was derived from it (compiled facts go, summaries are re-derived); a
         content-free tombstone stays."""
         return holder.call(lambda mg: mg.forget(id))
 
-    @tool(READ)
+    @tool(READ, results.ASK_SCHEMA)
     def ask(question: Question, now: AskNow = None, user: UserScope = None) -> dict[str, Any]:
         """Ask in plain words: a learned router picks now / as_of / history / recall / why (or none, for a
         question that is not about the memory) and answers with it."""
         return holder.call(lambda mg: mg.ask(question, now=now, user=user).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.VOCABULARY_SCHEMA)
     def vocabulary(match: Match = None) -> dict[str, Any]:
         """The predicates facts are stored under: {"version", "predicates": {name: {"aliases", "cardinality",
         "description"}}} (and "negative_aliases", which negate: dislikes = likes with polarity false). An alias

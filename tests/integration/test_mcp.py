@@ -192,6 +192,75 @@ def test_stdio_every_tool(cli_env: dict, tenant: str) -> None:
     _session(_params(cli_env, tenant), body)
 
 
+def _closed(schema: Any) -> Any:
+    """``schema`` with every object that lists its fields refusing others: a field a tool returns that its
+    published schema does not name fails validation (the published schemas allow added fields)."""
+    if isinstance(schema, list):
+        return [_closed(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _closed(v) for k, v in schema.items()}
+    if "properties" in schema:
+        out["properties"] = {k: _closed(v) for k, v in schema["properties"].items()}
+        out.setdefault("additionalProperties", False)
+    return out
+
+
+def test_stdio_every_tool_publishes_its_output_schema_and_keeps_to_it(cli_env: dict, tenant: str) -> None:
+    """Every tool's outputSchema names the fields of what it returns (it was a bare {"type": "object"} for all),
+    and what each tool returns on real calls validates against it, with no field the schema does not name."""
+    from jsonschema import Draft202012Validator
+
+    text = "# House\n\nThe boiler is serviced every May by Carlos, who also checks the chimney.\n"
+    calls: list[tuple[str, dict]] = [
+        ("ingest", {"records": RECORDS}),
+        ("ingest_document", {"text": text, "name": "house.md"}),
+        ("remember", {"text": "Maya's phone number is 555-0101", "id": "m-phone", "at": "2026-02-01"}),
+        ("remember", {"text": "Maya likes tea", "subject": "maya", "predicate": "likes", "object": "tea"}),
+        ("recall", {"query": "reconciler invoices", "k": 3}),
+        ("recall", {"query": "what did the reconciler cache?", "include_superseded": True, "at": "2026-03-11"}),
+        ("recall", {"query": "quantum chromodynamics on a lattice"}),
+        ("why", {"query": "why did checkout crash on Friday?"}),
+        ("why", {"query": "why is the sky green?"}),
+        ("now", {"subject": "maya", "predicate": "lives_in"}),
+        ("now", {"subject": "maya", "predicate": "likes", "object": "tea"}),
+        ("now", {"subject": "sam", "predicate": "lives_inn"}),
+        ("as_of", {"subject": "maya", "predicate": "lives_in", "at": "2026-02-01"}),
+        ("history", {"subject": "maya", "predicate": "lives_in"}),
+        ("changes", {"since": "2026-01-01"}),
+        ("timeline", {"id": "m-mid", "before": 2, "after": 2}),
+        ("ask", {"question": "where does Maya live?"}),
+        ("ask", {"question": "why did checkout crash?"}),
+        ("ask", {"question": "what did the reconciler cache?"}),
+        ("ask", {"question": "what is 2 + 2?"}),
+        ("vocabulary", {"match": "like"}),
+        ("forget", {"id": "m-phone"}),
+    ]
+
+    async def body(client: Client) -> tuple[dict, list[tuple[str, dict, Any]]]:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        out = []
+        for name, args in calls:
+            result = await client.call_tool(name, args)  # the SDK's client checks it against the schema too
+            _ok(result)
+            out.append((name, args, result.structured_content))
+        return tools, out
+
+    tools, results = _session(_params(cli_env, tenant), body)
+    for name, tool in tools.items():
+        schema = tool.output_schema
+        assert schema and schema.get("type") == "object", (name, schema)
+        Draft202012Validator.check_schema(schema)
+        assert len(schema.get("properties", {})) >= 2 and schema.get("required"), (name, schema)
+        for field, sub in schema["properties"].items():
+            assert sub.get("type") or sub.get("anyOf"), (name, field)
+    assert {name for name, _, _ in results} == set(tools), "call every tool at least once"
+    for name, args, content in results:
+        assert content is not None, name
+        errors = list(Draft202012Validator(_closed(tools[name].output_schema)).iter_errors(content))
+        assert not errors, (name, args, [f"{list(e.absolute_path)}: {e.message}"[:300] for e in errors])
+
+
 def test_stdio_bad_arguments_name_the_field(cli_env: dict, tenant: str) -> None:
     async def body(client: Client) -> None:
         bad_type = _error(await client.call_tool("recall", {"query": "x", "k": "lots"}))
