@@ -32,7 +32,7 @@ from pydantic import ConfigDict, Field, ValidationError, WithJsonSchema
 from .api import MemoryGraph
 from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
 from .errors import InputError, KgmemError
-from .validate import MAX_AROUND, MAX_CHANGES, MAX_HITS, MAX_QUERY, short
+from .validate import MAX_AROUND, MAX_CHANGES, MAX_EXPAND, MAX_HITS, MAX_QUERY, short
 
 TIME = "RFC 3339 timestamp or a date (2026-03-01)"
 _RECORD = MemoryGraph.record_schema()
@@ -74,6 +74,19 @@ IncludeSuperseded = Annotated[
     ),
 ]
 UserScope = Annotated[str | None, Field(description="Only memories of this user scope inside the tenant.")]
+RecallSince = Annotated[str | None, Field(description=f"Only memories that happened at or after this time ({TIME}).")]
+RecallUntil = Annotated[str | None, Field(description=f"Only memories that happened before this time ({TIME}).")]
+Expand = Annotated[
+    int,
+    Field(
+        description=f"Attach this many stream neighbours (NEXT) on each side to every hit as its 'context', 0 to "
+        f"{MAX_EXPAND} (default 0)."
+    ),
+]
+Explain = Annotated[
+    bool,
+    Field(description="Add 'explain': the filters, each channel's candidates and the fused ranks. Default false."),
+]
 Symptom = Annotated[
     str, Field(description='What happened, to explain, in plain words, e.g. "why did checkout crash on Friday?".')
 ]

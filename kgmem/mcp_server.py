@@ -53,6 +53,8 @@ from .mcp_args import (
     DocumentName,
     DocumentText,
     Entities,
+    Expand,
+    Explain,
     FactObject,
     FactPredicate,
     FactSubject,
@@ -66,6 +68,8 @@ from .mcp_args import (
     Predicate,
     Query,
     Question,
+    RecallSince,
+    RecallUntil,
     RecordAt,
     RecordId,
     Records,
@@ -259,16 +263,31 @@ def build_server(
         query: Query,
         k: Hits = DEFAULT_HITS,
         at: AsOf = None,
+        since: RecallSince = None,
+        until: RecallUntil = None,
+        now: AskNow = None,
         include_superseded: IncludeSuperseded = False,
         user: UserScope = None,
+        expand: Expand = 0,
+        explain: Explain = False,
     ) -> dict[str, Any]:
         """Hybrid recall (vector + keyword + entity, fused): the k best memories for the query, with 'confidence'
         (the probability that the best one answers it). Below 0.5 it abstains ('abstained': true) and says which
         kind of no in 'decline': 'topic_absent' (nothing about the topic), 'other_subject' (the memories say it
-        of someone else: relay that premise check), 'low_confidence' or 'no_match'; the hits come either way."""
-        return holder.call(
-            lambda mg: mg.recall(query, k=k, at=at, include_superseded=include_superseded, user=user).to_dict()
+        of someone else: relay that premise check), 'low_confidence' or 'no_match'; the hits come either way.
+        since/until/at are hard filters; a time phrase in the query ("last week") counts from now."""
+        options = dict(
+            k=k,
+            at=at,
+            since=since,
+            until=until,
+            now=now,
+            include_superseded=include_superseded,
+            user=user,
+            expand=expand,
+            explain=explain,
         )
+        return holder.call(lambda mg: mg.recall(query, **options).to_dict())
 
     @tool(READ, results.WHY_SCHEMA)
     def why(query: Symptom, k: Roots = DEFAULT_ROOTS, at: CausesBy = None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from ..errors import InputError, NotFoundError
 from ..results import Memory, Recall, Why
 from ..validate import (
     MAX_AROUND,
+    MAX_EXPAND,
     MAX_ID,
     MAX_USER,
     check_int,
@@ -112,6 +113,7 @@ class Reading(GraphBase):
         check_query(query)
         if user is not None:
             check_string(user, field="user", max_len=MAX_USER)
+        check_int(expand, field="expand", lo=0, hi=MAX_EXPAND, what="neighbours on each side")
         self._prefetch_embedder()  # loads while the filters are built and the first statements wait
         names = DEFAULT_CHANNELS if channels is None else tuple([channels] if isinstance(channels, str) else channels)
         opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=names, policy=policy or AbstainPolicy())

@@ -401,7 +401,7 @@ def _recall_one(mg, query: str, opts: dict):
 @click.option("--since", help="Only memories at or after this time.")
 @click.option("--until", help="Only memories before this time.")
 @click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
-@click.option("--expand", default=0, help="Attach N NEXT-neighbours each side as context.")
+@click.option("--expand", default=0, help="Attach N NEXT-neighbours each side as context (0-5).")
 @click.option("--explain", is_flag=True, help="Include the manifest: filters, channel candidates, fused ranks.")
 @click.option("--queries", type=click.Path(dir_okay=False), help='JSONL of {"query": ..., options} (one model load).')
 @connection_options

@@ -261,6 +261,52 @@ def test_stdio_every_tool_publishes_its_output_schema_and_keeps_to_it(cli_env: d
         assert not errors, (name, args, [f"{list(e.absolute_path)}: {e.message}"[:300] for e in errors])
 
 
+def test_stdio_recall_takes_the_cli_options_with_the_same_checks(cli_env: dict, tenant: str, mg) -> None:
+    """recall over MCP had no since/until/now/expand/explain while `kgmem recall` had them: the same options,
+    the same hard filters and the same error lines."""
+    from click.testing import CliRunner
+
+    from kgmem.cli import cli
+
+    mg.ingest(RECORDS)
+    query = "reconciler invoices worker memory checkout crash"
+    bad = {"expand": 9, "since": "not a time at all", "until": "2026-13-01", "now": "someday"}
+
+    async def body(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "all": _ok(await client.call_tool("recall", {"query": query})),
+            "window": _ok(
+                await client.call_tool("recall", {"query": query, "since": "2026-03-11", "until": "2026-03-13", "k": 5})
+            ),
+            "expand": _ok(await client.call_tool("recall", {"query": "worker memory grew", "k": 1, "expand": 1})),
+            "explain": _ok(await client.call_tool("recall", {"query": query, "k": 2, "explain": True})),
+            "then": _ok(
+                await client.call_tool("recall", {"query": "what happened in the last 2 days?", "now": "2026-03-13"})
+            ),
+        }
+        for name, value in bad.items():
+            out[f"bad-{name}"] = _error(await client.call_tool("recall", {"query": query, name: value}))
+        return out
+
+    out = _session(_params(cli_env, tenant), body)
+    assert {"m-root", "m-mid", "m-crash"} <= {h["id"] for h in out["all"]["hits"]}, out["all"]
+    assert [h["id"] for h in out["window"]["hits"]] == ["m-mid"], out["window"]  # until is exclusive
+    hit = out["expand"]["hits"][0]
+    assert hit["id"] == "m-mid" and {c["id"] for c in hit["context"]} == {"m-root", "m-crash"}, hit
+    assert out["explain"]["explain"]["filters"], out["explain"]
+    assert "m-f2" not in {h["id"] for h in out["then"]["hits"]}, out["then"]  # April is after the 2 days
+    for name, value in bad.items():
+        text = out[f"bad-{name}"]
+        assert text.startswith(f"Error: field '{name}'") and " Fix: " in text, text
+        res = CliRunner().invoke(cli, ["recall", query, f"--{name}", str(value)], env=cli_env)
+        assert res.exit_code == 1, res.output
+        assert res.stderr.strip() == text, (res.stderr, text)  # the CLI's line, word for word
+    res = CliRunner().invoke(
+        cli, ["recall", query, "--since", "2026-03-11", "--until", "2026-03-13", "-k", "5", "--json"], env=cli_env
+    )
+    assert [h["id"] for h in json.loads(res.stdout)["hits"]] == ["m-mid"], res.output
+
+
 def test_stdio_bad_arguments_name_the_field(cli_env: dict, tenant: str) -> None:
     async def body(client: Client) -> None:
         bad_type = _error(await client.call_tool("recall", {"query": "x", "k": "lots"}))
