@@ -30,9 +30,9 @@ from mcp_types import ToolAnnotations
 from pydantic import ConfigDict, Field, ValidationError, WithJsonSchema
 
 from .api import MemoryGraph
-from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
+from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_MENTIONS, DEFAULT_NEIGHBOURS, DEFAULT_ROOTS
 from .errors import InputError, KgmemError
-from .validate import MAX_AROUND, MAX_CHANGES, MAX_EXPAND, MAX_HITS, MAX_QUERY, short
+from .validate import MAX_AROUND, MAX_CHANGES, MAX_EXPAND, MAX_HITS, MAX_MENTIONS, MAX_NEIGHBOURS, MAX_QUERY, short
 
 TIME = "RFC 3339 timestamp or a date (2026-03-01)"
 _RECORD = MemoryGraph.record_schema()
@@ -122,6 +122,31 @@ Before = Annotated[
     int, Field(description=f"How many memories before it, 0 to {MAX_AROUND} (default {DEFAULT_AROUND}).")
 ]
 After = Annotated[int, Field(description=f"How many memories after it, 0 to {MAX_AROUND} (default {DEFAULT_AROUND}).")]
+EntityName = Annotated[
+    str,
+    Field(
+        description="The entity's name, e.g. Maya or Acme Corp (case, accents, punctuation and a leading 'the' do "
+        "not matter)."
+    ),
+]
+MentionLimit = Annotated[
+    int,
+    Field(description=f"At most this many memories, newest first, 1 to {MAX_MENTIONS} (default {DEFAULT_MENTIONS})."),
+]
+NeighbourLimit = Annotated[
+    int,
+    Field(
+        description=f"At most this many memories in each list (causes, effects, ...), 1 to {MAX_NEIGHBOURS} "
+        f"(default {DEFAULT_NEIGHBOURS}); counts has the full numbers."
+    ),
+]
+StreamName = Annotated[
+    str,
+    Field(
+        description="The stream to forget, as the memories' 'stream' field gives it (a conversation, a channel, "
+        "a chat export's stream; a document's passages are in the stream named by the document's id)."
+    ),
+]
 Question = Annotated[str, Field(description='A question in plain words, e.g. "where does Maya live?".')]
 AskNow = Annotated[
     str | None, Field(description=f'The time that words like "last week" count from ({TIME}). Default: now.')

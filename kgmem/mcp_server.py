@@ -36,7 +36,7 @@ import sys
 import threading
 from typing import Any, Callable, Iterable
 
-from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
+from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_MENTIONS, DEFAULT_NEIGHBOURS, DEFAULT_ROOTS
 from .errors import KgmemError
 from .mcp_args import (
     FORGET,
@@ -53,6 +53,7 @@ from .mcp_args import (
     DocumentName,
     DocumentText,
     Entities,
+    EntityName,
     Expand,
     Explain,
     FactObject,
@@ -64,6 +65,8 @@ from .mcp_args import (
     Limit,
     Match,
     MemoryId,
+    MentionLimit,
+    NeighbourLimit,
     Polarity,
     Predicate,
     Query,
@@ -79,6 +82,7 @@ from .mcp_args import (
     SlotObject,
     Source,
     Stream,
+    StreamName,
     Subject,
     Symptom,
     Text,
@@ -101,7 +105,10 @@ TOOLS = (
     "history",
     "changes",
     "timeline",
+    "neighbourhood",
+    "mentions",
     "forget",
+    "forget_stream",
     "ask",
     "vocabulary",
 )
@@ -324,11 +331,33 @@ def build_server(
         """What happened before and after a memory (its stream, else nearest in time)."""
         return holder.call(lambda mg: {"id": id, "items": mg.timeline(id, before=before, after=after)})
 
+    @tool(READ, results.NEIGHBOURHOOD_SCHEMA)
+    def neighbourhood(id: MemoryId, limit: NeighbourLimit = DEFAULT_NEIGHBOURS) -> dict[str, Any]:
+        """A memory and what is next to it in the graph, in one call: its causes and effects (CAUSED_BY, recorded
+        or inferred, with confidence), what it superseded and what superseded it (SUPERSEDES), the memories
+        before and after it in its stream (NEXT), the entities it mentions and the document it is a part of."""
+        return holder.call(lambda mg: mg.neighbourhood(id, limit=limit).to_dict())
+
+    @tool(READ, results.MENTIONS_SCHEMA)
+    def mentions(entity: EntityName, limit: MentionLimit = DEFAULT_MENTIONS) -> dict[str, Any]:
+        """The memories that mention an entity (a person, a place, a product...), newest first, with the
+        entity's stored name, its aliases and 'total' (how many mention it in all). Nothing mentions it: an
+        empty list and a hint."""
+        return holder.call(lambda mg: mg.mentions(entity, limit=limit).to_dict())
+
     @tool(FORGET, results.FORGET_SCHEMA)
     def forget(id: MemoryId) -> dict[str, Any]:
         """Forget a memory and what was derived from it (compiled facts go, summaries are re-derived); a
-        content-free tombstone stays."""
+        content-free tombstone stays. Forgetting a document's id (ingest_document's file.id) forgets its
+        passages too."""
         return holder.call(lambda mg: mg.forget(id))
+
+    @tool(FORGET, results.FORGET_STREAM_SCHEMA)
+    def forget_stream(stream: StreamName) -> dict[str, Any]:
+        """Forget a whole stream (a conversation, a channel, a chat export): every memory whose stream it is, and
+        what was derived from them, as forget does for each (a tombstone stays for each). A document's stream
+        (its id) takes the document memory along. Returns forget's report with 'stream' and 'document'."""
+        return holder.call(lambda mg: mg.forget_stream(stream))
 
     @tool(READ, results.ASK_SCHEMA)
     def ask(question: Question, now: AskNow = None, user: UserScope = None) -> dict[str, Any]:

@@ -34,11 +34,27 @@ TOOLS = {
     "history",
     "changes",
     "timeline",
+    "neighbourhood",
+    "mentions",
     "forget",
+    "forget_stream",
     "ask",
     "vocabulary",
 }
-READ_TOOLS = {"recall", "why", "now", "as_of", "history", "changes", "timeline", "ask", "vocabulary"}
+READ_TOOLS = {
+    "recall",
+    "why",
+    "now",
+    "as_of",
+    "history",
+    "changes",
+    "timeline",
+    "neighbourhood",
+    "mentions",
+    "ask",
+    "vocabulary",
+}
+FORGET_TOOLS = {"forget", "forget_stream"}
 SESSION_TIMEOUT = 300  # seconds for one whole client session (the first call loads the embedding model)
 
 RECORDS = [
@@ -211,7 +227,10 @@ def test_stdio_every_tool_publishes_its_output_schema_and_keeps_to_it(cli_env: d
     and what each tool returns on real calls validates against it, with no field the schema does not name."""
     from jsonschema import Draft202012Validator
 
+    from kgmem.ingest.documents import document_id
+
     text = "# House\n\nThe boiler is serviced every May by Carlos, who also checks the chimney.\n"
+    doc = document_id("house.md", text)
     calls: list[tuple[str, dict]] = [
         ("ingest", {"records": RECORDS}),
         ("ingest_document", {"text": text, "name": "house.md"}),
@@ -234,7 +253,14 @@ def test_stdio_every_tool_publishes_its_output_schema_and_keeps_to_it(cli_env: d
         ("ask", {"question": "what did the reconciler cache?"}),
         ("ask", {"question": "what is 2 + 2?"}),
         ("vocabulary", {"match": "like"}),
+        ("neighbourhood", {"id": "m-mid"}),
+        ("neighbourhood", {"id": "m-f1", "limit": 1}),
+        ("neighbourhood", {"id": doc + "#p0001"}),
+        ("mentions", {"entity": "Maya"}),
+        ("mentions", {"entity": "nobody at all", "limit": 3}),
         ("forget", {"id": "m-phone"}),
+        ("forget_stream", {"stream": "inc"}),
+        ("forget_stream", {"stream": doc}),
     ]
 
     async def body(client: Client) -> tuple[dict, list[tuple[str, dict, Any]]]:
@@ -307,6 +333,46 @@ def test_stdio_recall_takes_the_cli_options_with_the_same_checks(cli_env: dict, 
     assert [h["id"] for h in json.loads(res.stdout)["hits"]] == ["m-mid"], res.output
 
 
+def test_stdio_mentions_neighbourhood_and_forget_stream(cli_env: dict, tenant: str, mg) -> None:
+    """The tools other graph memories have and kgmem lacked: the memories that mention an entity, a memory's
+    neighbourhood in one call, forgetting a whole stream; each the JSON of its --json command."""
+    from click.testing import CliRunner
+
+    from kgmem.cli import cli
+
+    mg.ingest(RECORDS + [{"id": "m-note", "text": "Maya reviewed the reconciler fix", "at": "2026-04-05"}])
+
+    def cli_json(*args: str) -> dict:
+        res = CliRunner().invoke(cli, [*args, "--json"], env=cli_env, catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout)
+
+    expected = {"mentions": cli_json("mentions", "maya", "--limit", "2"), "hood": cli_json("neighbourhood", "m-mid")}
+
+    async def body(client: Client) -> dict[str, Any]:
+        return {
+            "mentions": _ok(await client.call_tool("mentions", {"entity": "Maya", "limit": 2})),
+            "hood": _ok(await client.call_tool("neighbourhood", {"id": "m-mid"})),
+            "empty": _error(await client.call_tool("forget_stream", {"stream": "  "})),
+            "unknown": _error(await client.call_tool("forget_stream", {"stream": "no-such-stream"})),
+            "gone": _ok(await client.call_tool("forget_stream", {"stream": "inc"})),
+            "after": _ok(await client.call_tool("neighbourhood", {"id": "m-f2"})),
+            "missing": _error(await client.call_tool("neighbourhood", {"id": "m-mid"})),
+        }
+
+    out = _session(_params(cli_env, tenant), body)
+    assert [m["id"] for m in out["mentions"]["memories"]] == ["m-note", "m-f2"], out["mentions"]
+    assert out["mentions"]["total"] >= 3 and out["mentions"] == {**expected["mentions"], "entity": "Maya"}
+    hood = out["hood"]
+    assert [c["id"] for c in hood["causes"]] == ["m-root"] and [e["id"] for e in hood["effects"]] == ["m-crash"]
+    assert hood["previous"]["id"] == "m-root" and hood["next"]["id"] == "m-crash" and hood == expected["hood"]
+    assert out["empty"].startswith("Error: field 'stream': must not be empty") and " Fix: " in out["empty"]
+    assert "no-such-stream" in out["unknown"] and " Fix: " in out["unknown"], out["unknown"]
+    assert sorted(out["gone"]["ids"]) == ["m-crash", "m-mid", "m-root"] and out["gone"]["stream"] == "inc"
+    assert [s["id"] for s in out["after"]["supersedes"]] == ["m-f1"], out["after"]
+    assert "m-mid" in out["missing"] and " Fix: " in out["missing"]
+
+
 def test_stdio_bad_arguments_name_the_field(cli_env: dict, tenant: str) -> None:
     async def body(client: Client) -> None:
         bad_type = _error(await client.call_tool("recall", {"query": "x", "k": "lots"}))
@@ -341,7 +407,7 @@ def test_stdio_tools_describe_every_argument_and_say_what_they_change(cli_env: d
         ann = tool.annotations
         assert ann is not None and ann.open_world_hint is False, tool.name
         assert ann.read_only_hint is (tool.name in READ_TOOLS), tool.name
-        assert ann.destructive_hint is (tool.name == "forget"), tool.name
+        assert ann.destructive_hint is (tool.name in FORGET_TOOLS), tool.name
         assert ann.idempotent_hint is True, tool.name
     assert arguments >= 40, arguments
     assert set(tools) == TOOLS
