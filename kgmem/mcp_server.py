@@ -1,10 +1,10 @@
 """kgmem as a Model Context Protocol server (``kgmem mcp``), on the official ``mcp`` Python SDK.
 
-Thirteen tools, each calling exactly one :class:`~kgmem.MemoryGraph` method and returning the contract's JSON
-(``docs/interface.md`` §3 and §4, the same objects ``kgmem ... --json`` prints): ``remember``, ``ingest``,
-``ingest_document``,
-``recall``, ``why``, ``now``, ``as_of``, ``history``, ``changes``, ``timeline``, ``forget``, ``ask``, and
-``vocabulary`` (the predicates facts are stored under, with their aliases and cardinality). Every argument is
+The tools of :data:`TOOLS`, each calling exactly one :class:`~kgmem.MemoryGraph` method and returning the
+contract's JSON (``docs/interface.md`` §3 and §4, the same objects ``kgmem ... --json`` prints): ``remember``,
+``ingest``, ``ingest_document``, ``recall``, ``why``, ``now``, ``as_of``, ``history``, ``changes``,
+``timeline``, ``neighbourhood``, ``mentions``, ``forget``, ``forget_stream``, ``ask``, and ``vocabulary`` (the
+predicates facts are stored under, with their aliases and cardinality). Every argument is
 described in the tools' input schemas (:mod:`kgmem.mcp_args`), ``ingest`` publishes the JSON schema of a
 record, each tool's output schema is the JSON schema of what it returns (:mod:`kgmem.results`), and each tool
 carries annotations (read-only, destructive, idempotent).
@@ -114,12 +114,14 @@ TOOLS = (
 )
 
 INSTRUCTIONS = (
-    "kgmem: a knowledge-graph memory. Store with remember/ingest (ingest_document for a whole document); read with recall (hybrid search that may "
-    "abstain), why (causes of something remembered), now/as_of/history (a fact's value now, at a time, over "
-    "time; an empty answer carries a hint), changes (what changed since a time), timeline (what happened "
-    "around a memory), ask (plain-words question routed to the right one); vocabulary lists the predicates "
-    "facts are stored under. Times are RFC 3339 or dates (2026-03-01). The tenant is fixed by the server: "
-    "tenant '{tenant}'."
+    "kgmem: a knowledge-graph memory. Store with remember/ingest (ingest_document for a whole document); read "
+    "with recall (hybrid search that may abstain), why (causes of something remembered), now/as_of/history (a "
+    "fact's value now, at a time, over time; an empty answer carries a hint), changes (what changed since a "
+    "time), timeline (what happened around a memory), neighbourhood (a memory's causes, effects, what it "
+    "replaced and what replaced it, stream neighbours and entities), mentions (the memories that name an "
+    "entity), ask (plain-words question routed to the right one); vocabulary lists the predicates facts are "
+    "stored under; forget removes a memory (a document with its passages), forget_stream a whole stream. Times "
+    "are RFC 3339 or dates (2026-03-01). The tenant is fixed by the server: tenant '{tenant}'."
 )
 
 __all__ = ["TOKEN_ENV", "TOOLS", "GraphHolder", "build_server", "error_text", "http_app", "is_loopback", "serve"]
