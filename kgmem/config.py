@@ -25,6 +25,8 @@ DEFAULT_ROOTS = 3  # why: root causes returned unless told
 DEFAULT_WHY_DEPTH = 6  # why: CAUSED_BY hops walked unless told
 DEFAULT_AROUND = 5  # timeline: memories before and after
 DEFAULT_CHANGES = 100  # changes: versions listed
+DEFAULT_MENTIONS = 20  # mentions: memories listed (newest first)
+DEFAULT_NEIGHBOURS = 20  # neighbourhood: memories in each list (causes, effects, ...)
 
 
 def kgmem_home() -> Path:

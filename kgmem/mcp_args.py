@@ -30,9 +30,9 @@ from mcp_types import ToolAnnotations
 from pydantic import ConfigDict, Field, ValidationError, WithJsonSchema
 
 from .api import MemoryGraph
-from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
+from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_MENTIONS, DEFAULT_NEIGHBOURS, DEFAULT_ROOTS
 from .errors import InputError, KgmemError
-from .validate import MAX_AROUND, MAX_CHANGES, MAX_HITS, MAX_QUERY, short
+from .validate import MAX_AROUND, MAX_CHANGES, MAX_EXPAND, MAX_HITS, MAX_MENTIONS, MAX_NEIGHBOURS, MAX_QUERY, short
 
 TIME = "RFC 3339 timestamp or a date (2026-03-01)"
 _RECORD = MemoryGraph.record_schema()
@@ -74,6 +74,19 @@ IncludeSuperseded = Annotated[
     ),
 ]
 UserScope = Annotated[str | None, Field(description="Only memories of this user scope inside the tenant.")]
+RecallSince = Annotated[str | None, Field(description=f"Only memories that happened at or after this time ({TIME}).")]
+RecallUntil = Annotated[str | None, Field(description=f"Only memories that happened before this time ({TIME}).")]
+Expand = Annotated[
+    int,
+    Field(
+        description=f"Attach this many stream neighbours (NEXT) on each side to every hit as its 'context', 0 to "
+        f"{MAX_EXPAND} (default 0)."
+    ),
+]
+Explain = Annotated[
+    bool,
+    Field(description="Add 'explain': the filters, each channel's candidates and the fused ranks. Default false."),
+]
 Symptom = Annotated[
     str, Field(description='What happened, to explain, in plain words, e.g. "why did checkout crash on Friday?".')
 ]
@@ -109,6 +122,31 @@ Before = Annotated[
     int, Field(description=f"How many memories before it, 0 to {MAX_AROUND} (default {DEFAULT_AROUND}).")
 ]
 After = Annotated[int, Field(description=f"How many memories after it, 0 to {MAX_AROUND} (default {DEFAULT_AROUND}).")]
+EntityName = Annotated[
+    str,
+    Field(
+        description="The entity's name, e.g. Maya or Acme Corp (case, accents, punctuation and a leading 'the' do "
+        "not matter)."
+    ),
+]
+MentionLimit = Annotated[
+    int,
+    Field(description=f"At most this many memories, newest first, 1 to {MAX_MENTIONS} (default {DEFAULT_MENTIONS})."),
+]
+NeighbourLimit = Annotated[
+    int,
+    Field(
+        description=f"At most this many memories in each list (causes, effects, ...), 1 to {MAX_NEIGHBOURS} "
+        f"(default {DEFAULT_NEIGHBOURS}); counts has the full numbers."
+    ),
+]
+StreamName = Annotated[
+    str,
+    Field(
+        description="The stream to forget, as the memories' 'stream' field gives it (a conversation, a channel, "
+        "a chat export's stream; a document's passages are in the stream named by the document's id)."
+    ),
+]
 Question = Annotated[str, Field(description='A question in plain words, e.g. "where does Maya live?".')]
 AskNow = Annotated[
     str | None, Field(description=f'The time that words like "last week" count from ({TIME}). Default: now.')
@@ -197,9 +235,12 @@ class StrictTool(Tool):
             raise
 
 
-def strict_tool(fn: Callable[..., Any], annotations: ToolAnnotations) -> StrictTool:
-    """``fn`` as a tool (as ``@server.tool()`` would make it) that refuses the arguments it does not take."""
+def strict_tool(fn: Callable[..., Any], annotations: ToolAnnotations, output_schema: dict[str, Any]) -> StrictTool:
+    """``fn`` as a tool (as ``@server.tool()`` would make it) that refuses the arguments it does not take, and
+    publishes ``output_schema`` (the JSON schema of what it returns, :mod:`kgmem.results`) as its
+    ``outputSchema`` instead of the bare object its ``dict`` return annotation gives."""
     tool = cast(StrictTool, StrictTool.from_function(fn, annotations=annotations))
+    tool.fn_metadata.output_schema = output_schema
     loose = tool.fn_metadata.arg_model
     config = ConfigDict(extra="forbid", strict=True)  # strict: "5" and true are not integers
     strict: Any = type(loose.__name__, (loose,), {"model_config": config, "__module__": __name__})

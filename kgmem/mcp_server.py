@@ -1,12 +1,13 @@
 """kgmem as a Model Context Protocol server (``kgmem mcp``), on the official ``mcp`` Python SDK.
 
-Thirteen tools, each calling exactly one :class:`~kgmem.MemoryGraph` method and returning the contract's JSON
-(``docs/interface.md`` §3 and §4, the same objects ``kgmem ... --json`` prints): ``remember``, ``ingest``,
-``ingest_document``,
-``recall``, ``why``, ``now``, ``as_of``, ``history``, ``changes``, ``timeline``, ``forget``, ``ask``, and
-``vocabulary`` (the predicates facts are stored under, with their aliases and cardinality). Every argument is
+The tools of :data:`TOOLS`, each calling exactly one :class:`~kgmem.MemoryGraph` method and returning the
+contract's JSON (``docs/interface.md`` §3 and §4, the same objects ``kgmem ... --json`` prints): ``remember``,
+``ingest``, ``ingest_document``, ``recall``, ``why``, ``now``, ``as_of``, ``history``, ``changes``,
+``timeline``, ``neighbourhood``, ``mentions``, ``forget``, ``forget_stream``, ``ask``, and ``vocabulary`` (the
+predicates facts are stored under, with their aliases and cardinality). Every argument is
 described in the tools' input schemas (:mod:`kgmem.mcp_args`), ``ingest`` publishes the JSON schema of a
-record, and each tool carries annotations (read-only, destructive, idempotent).
+record, each tool's output schema is the JSON schema of what it returns (:mod:`kgmem.results`), and each tool
+carries annotations (read-only, destructive, idempotent).
 
 The tenant is fixed when the server is built (``kgmem mcp --tenant`` or ``KGMEM_TENANT``); no tool takes one
 and an argument a tool does not take is refused by name, so an agent cannot reach another tenant; records
@@ -35,7 +36,7 @@ import sys
 import threading
 from typing import Any, Callable, Iterable
 
-from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_ROOTS
+from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_MENTIONS, DEFAULT_NEIGHBOURS, DEFAULT_ROOTS
 from .errors import KgmemError
 from .mcp_args import (
     FORGET,
@@ -52,6 +53,9 @@ from .mcp_args import (
     DocumentName,
     DocumentText,
     Entities,
+    EntityName,
+    Expand,
+    Explain,
     FactObject,
     FactPredicate,
     FactSubject,
@@ -61,10 +65,14 @@ from .mcp_args import (
     Limit,
     Match,
     MemoryId,
+    MentionLimit,
+    NeighbourLimit,
     Polarity,
     Predicate,
     Query,
     Question,
+    RecallSince,
+    RecallUntil,
     RecordAt,
     RecordId,
     Records,
@@ -74,6 +82,7 @@ from .mcp_args import (
     SlotObject,
     Source,
     Stream,
+    StreamName,
     Subject,
     Symptom,
     Text,
@@ -96,18 +105,23 @@ TOOLS = (
     "history",
     "changes",
     "timeline",
+    "neighbourhood",
+    "mentions",
     "forget",
+    "forget_stream",
     "ask",
     "vocabulary",
 )
 
 INSTRUCTIONS = (
-    "kgmem: a knowledge-graph memory. Store with remember/ingest (ingest_document for a whole document); read with recall (hybrid search that may "
-    "abstain), why (causes of something remembered), now/as_of/history (a fact's value now, at a time, over "
-    "time; an empty answer carries a hint), changes (what changed since a time), timeline (what happened "
-    "around a memory), ask (plain-words question routed to the right one); vocabulary lists the predicates "
-    "facts are stored under. Times are RFC 3339 or dates (2026-03-01). The tenant is fixed by the server: "
-    "tenant '{tenant}'."
+    "kgmem: a knowledge-graph memory. Store with remember/ingest (ingest_document for a whole document); read "
+    "with recall (hybrid search that may abstain), why (causes of something remembered), now/as_of/history (a "
+    "fact's value now, at a time, over time; an empty answer carries a hint), changes (what changed since a "
+    "time), timeline (what happened around a memory), neighbourhood (a memory's causes, effects, what it "
+    "replaced and what replaced it, stream neighbours and entities), mentions (the memories that name an "
+    "entity), ask (plain-words question routed to the right one); vocabulary lists the predicates facts are "
+    "stored under; forget removes a memory (a document with its passages), forget_stream a whole stream. Times "
+    "are RFC 3339 or dates (2026-03-01). The tenant is fixed by the server: tenant '{tenant}'."
 )
 
 __all__ = ["TOKEN_ENV", "TOOLS", "GraphHolder", "build_server", "error_text", "http_app", "is_loopback", "serve"]
@@ -189,19 +203,19 @@ def build_server(
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.tools import Tool
 
-    from . import __version__
+    from . import __version__, results
 
     holder = GraphHolder(tenant, uri=uri, user=user, password=password, database=database, factory=graph_factory)
     tools: list[Tool] = []
 
-    def tool(annotations: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def tool(annotations: Any, output: dict[str, Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            tools.append(strict_tool(fn, annotations))
+            tools.append(strict_tool(fn, annotations, output))
             return fn
 
         return register
 
-    @tool(WRITE)
+    @tool(WRITE, results.MEMORY_SCHEMA)
     def remember(
         text: Text,
         at: RecordAt = None,
@@ -237,14 +251,14 @@ def build_server(
         )
         return holder.call(lambda mg: mg.remember(text, **fields).to_dict())
 
-    @tool(WRITE)
+    @tool(WRITE, results.INGEST_SCHEMA)
     def ingest(records: Records) -> dict[str, Any]:
         """Store many memory records (the JSONL record format; the records argument's schema lists the fields).
         Bad records are reported in 'errors' with their line (1-based position) and the rest still land; a record
         naming another tenant refuses the whole call. Returns the ingest report."""
         return holder.call(lambda mg: mg.ingest(tool_records(records, tenant)).to_dict())
 
-    @tool(WRITE)
+    @tool(WRITE, results.INGEST_SCHEMA)
     def ingest_document(
         text: DocumentText, name: DocumentName, format: DocumentFormat = "markdown", user: RecordUser = None
     ) -> dict[str, Any]:
@@ -253,70 +267,107 @@ def build_server(
         the ingest report; its 'file' holds the document's id, title and number of parts."""
         return holder.call(lambda mg: mg.ingest_document(text, name=name, format=format, user=user).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.RECALL_SCHEMA)
     def recall(
         query: Query,
         k: Hits = DEFAULT_HITS,
         at: AsOf = None,
+        since: RecallSince = None,
+        until: RecallUntil = None,
+        now: AskNow = None,
         include_superseded: IncludeSuperseded = False,
         user: UserScope = None,
+        expand: Expand = 0,
+        explain: Explain = False,
     ) -> dict[str, Any]:
         """Hybrid recall (vector + keyword + entity, fused): the k best memories for the query, with 'confidence'
         (the probability that the best one answers it). Below 0.5 it abstains ('abstained': true) and says which
         kind of no in 'decline': 'topic_absent' (nothing about the topic), 'other_subject' (the memories say it
-        of someone else: relay that premise check), 'low_confidence' or 'no_match'; the hits come either way."""
-        return holder.call(
-            lambda mg: mg.recall(query, k=k, at=at, include_superseded=include_superseded, user=user).to_dict()
+        of someone else: relay that premise check), 'low_confidence' or 'no_match'; the hits come either way.
+        since/until/at are hard filters; a time phrase in the query ("last week") counts from now."""
+        options = dict(
+            k=k,
+            at=at,
+            since=since,
+            until=until,
+            now=now,
+            include_superseded=include_superseded,
+            user=user,
+            expand=expand,
+            explain=explain,
         )
+        return holder.call(lambda mg: mg.recall(query, **options).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.WHY_SCHEMA)
     def why(query: Symptom, k: Roots = DEFAULT_ROOTS, at: CausesBy = None) -> dict[str, Any]:
         """Why did something happen: find the remembered symptom and walk its causes to the root causes
         (roots best first, with the paths). Abstains when nothing matches or no cause is recorded."""
         return holder.call(lambda mg: mg.why(query, k=k, at=at).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.SLOT_SCHEMA)
     def now(subject: Subject, predicate: Predicate, object: SlotObject = None) -> dict[str, Any]:
         """The current value of a fact slot, e.g. now("maya", "lives_in"). When nothing is recorded, value is
         null and hint says why that may be (an empty tenant, a predicate outside the vocabulary: "did you mean
         lives_in?")."""
         return holder.call(lambda mg: mg.now_answer(subject, predicate, object).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.SLOT_SCHEMA)
     def as_of(subject: Subject, predicate: Predicate, at: When, object: SlotObject = None) -> dict[str, Any]:
         """The value a fact slot had at a time; value null (with a hint) when nothing held then."""
         return holder.call(lambda mg: mg.as_of_answer(subject, predicate, at, object).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.HISTORY_SCHEMA)
     def history(subject: Subject, predicate: Predicate, object: SlotObject = None) -> dict[str, Any]:
         """Every version of a fact slot, oldest first, each with valid_from/valid_to and current; no version
         comes with a hint."""
         return holder.call(lambda mg: mg.history_answer(subject, predicate, object).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.CHANGES_SCHEMA)
     def changes(since: Since, limit: Limit = DEFAULT_CHANGES) -> dict[str, Any]:
         """What changed since a time (RFC 3339, a date, or a phrase like "April 15"), in valid time, newest
         first: fact versions that took effect and memories that retired an earlier one."""
         return holder.call(lambda mg: {"since": since, "changes": mg.changes(since, limit=limit)})
 
-    @tool(READ)
+    @tool(READ, results.TIMELINE_SCHEMA)
     def timeline(id: MemoryId, before: Before = DEFAULT_AROUND, after: After = DEFAULT_AROUND) -> dict[str, Any]:
         """What happened before and after a memory (its stream, else nearest in time)."""
         return holder.call(lambda mg: {"id": id, "items": mg.timeline(id, before=before, after=after)})
 
-    @tool(FORGET)
+    @tool(READ, results.NEIGHBOURHOOD_SCHEMA)
+    def neighbourhood(id: MemoryId, limit: NeighbourLimit = DEFAULT_NEIGHBOURS) -> dict[str, Any]:
+        """A memory and what is next to it in the graph, in one call: its causes and effects (CAUSED_BY, recorded
+        or inferred, with confidence), what it superseded and what superseded it (SUPERSEDES), the memories
+        before and after it in its stream (NEXT), the entities it mentions and the document it is a part of."""
+        return holder.call(lambda mg: mg.neighbourhood(id, limit=limit).to_dict())
+
+    @tool(READ, results.MENTIONS_SCHEMA)
+    def mentions(entity: EntityName, limit: MentionLimit = DEFAULT_MENTIONS) -> dict[str, Any]:
+        """The memories that mention an entity (a person, a place, a product...), newest first, with the
+        entity's stored name, its aliases and 'total' (how many mention it in all). Nothing mentions it: an
+        empty list and a hint."""
+        return holder.call(lambda mg: mg.mentions(entity, limit=limit).to_dict())
+
+    @tool(FORGET, results.FORGET_SCHEMA)
     def forget(id: MemoryId) -> dict[str, Any]:
         """Forget a memory and what was derived from it (compiled facts go, summaries are re-derived); a
-        content-free tombstone stays."""
+        content-free tombstone stays. Forgetting a document's id (ingest_document's file.id) forgets its
+        passages too."""
         return holder.call(lambda mg: mg.forget(id))
 
-    @tool(READ)
+    @tool(FORGET, results.FORGET_STREAM_SCHEMA)
+    def forget_stream(stream: StreamName) -> dict[str, Any]:
+        """Forget a whole stream (a conversation, a channel, a chat export): every memory whose stream it is, and
+        what was derived from them, as forget does for each (a tombstone stays for each). A document's stream
+        (its id) takes the document memory along. Returns forget's report with 'stream' and 'document'."""
+        return holder.call(lambda mg: mg.forget_stream(stream))
+
+    @tool(READ, results.ASK_SCHEMA)
     def ask(question: Question, now: AskNow = None, user: UserScope = None) -> dict[str, Any]:
         """Ask in plain words: a learned router picks now / as_of / history / recall / why (or none, for a
         question that is not about the memory) and answers with it."""
         return holder.call(lambda mg: mg.ask(question, now=now, user=user).to_dict())
 
-    @tool(READ)
+    @tool(READ, results.VOCABULARY_SCHEMA)
     def vocabulary(match: Match = None) -> dict[str, Any]:
         """The predicates facts are stored under: {"version", "predicates": {name: {"aliases", "cardinality",
         "description"}}} (and "negative_aliases", which negate: dislikes = likes with polarity false). An alias

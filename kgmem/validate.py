@@ -32,7 +32,10 @@ MAX_QUERY = 4096
 MAX_USER = 500  # a user scope inside a tenant
 MAX_HITS = 1000  # recall's k
 MAX_AROUND = 500  # timeline: memories before / after
+MAX_EXPAND = 5  # recall's expand: stream neighbours attached on each side of a hit (recall/neighbors walks 5)
 MAX_CHANGES = 10000  # changes: versions listed
+MAX_MENTIONS = 1000  # mentions: memories listed
+MAX_NEIGHBOURS = 500  # neighbourhood: memories in each list
 
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from ..validate import MAX_ID, check_string, optional_time
+from ..errors import InputError, NotFoundError
+from ..validate import MAX_ID, check_string, optional_time, short
 from .base import GraphBase
 
 
@@ -28,6 +29,36 @@ class Lifecycle(GraphBase):
         out = _forget.forget_ids(self.store, self.embedder, self.tenant, [id], reason="forget")
         _context.refresh_for(self.store, self.tenant, [])  # re-derived summaries and merges get their context
         return out
+
+    def forget_stream(self, stream: str) -> dict:
+        """Forget a whole stream (a conversation, a channel, a chat export): every record of the tenant whose
+        ``stream`` is ``stream``, through the same propagation as :meth:`forget` (what was derived from them goes
+        or is re-derived, entities nobody mentions go, a tombstone stays for each). A document's passages are in
+        the stream named by the document's id: forgetting that stream forgets the document memory too. Returns
+        :meth:`forget`'s report with ``stream`` and ``document`` (that memory's id, else None). Raises
+        :class:`~kgmem.errors.NotFoundError` when no memory of the tenant is in the stream."""
+        from ..derived import context as _context
+        from ..derived import forget as _forget
+        from ..ingest.records import MAX_STREAM
+
+        if isinstance(stream, str) and not stream.strip():
+            raise InputError(
+                "must not be empty (memories without a stream are no stream)",
+                field="stream",
+                fix="name the stream to forget, as the memories' 'stream' field gives it",
+            )
+        name = check_string(stream, field="stream", max_len=MAX_STREAM).strip()  # records store it stripped
+        self._ready()
+        rows = self.store.read("lifecycle/stream_members", tenant=self.tenant, stream=name)
+        if not rows:
+            raise NotFoundError(
+                f"no memory of tenant '{self.tenant}' is in stream '{short(name)}'",
+                fix="check the stream's name (a memory's 'stream', as timeline shows it) and the tenant",
+            )
+        out = _forget.forget_ids(self.store, self.embedder, self.tenant, [r["id"] for r in rows], reason="forget")
+        _context.refresh_for(self.store, self.tenant, [])
+        document = next((r["id"] for r in rows if r["document"]), None)
+        return {**out, "stream": name, "document": document}
 
     def gc(self, dry_run: bool = False, now: Any = None, *, ttls: str | Mapping | None = None) -> dict:
         """Forget every record whose retention class has expired (``recorded_at + TTL <= now``), through the

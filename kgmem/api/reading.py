@@ -6,12 +6,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, cast
 
-from ..config import DEFAULT_AROUND, DEFAULT_HITS, DEFAULT_ROOTS, DEFAULT_RRF_K, DEFAULT_WHY_DEPTH
+from ..config import (
+    DEFAULT_AROUND,
+    DEFAULT_HITS,
+    DEFAULT_MENTIONS,
+    DEFAULT_NEIGHBOURS,
+    DEFAULT_ROOTS,
+    DEFAULT_RRF_K,
+    DEFAULT_WHY_DEPTH,
+)
 from ..errors import InputError, NotFoundError
-from ..results import Memory, Recall, Why
+from ..normalize import entity_key
+from ..results import Memory, Mentions, Neighbourhood, Recall, Why
 from ..validate import (
     MAX_AROUND,
+    MAX_ENTITY_NAME,
+    MAX_EXPAND,
     MAX_ID,
+    MAX_MENTIONS,
+    MAX_NEIGHBOURS,
     check_int,
     check_query,
     check_string,
@@ -74,6 +87,55 @@ class Reading(GraphBase):
             )
         return {"id": memory_id, "memories": rows}
 
+    def neighbourhood(self, memory_id: str, *, limit: int = DEFAULT_NEIGHBOURS) -> Neighbourhood:
+        """A memory and what is next to it in the graph, in one read: its causes and effects (CAUSED_BY both
+        ways, with ``inferred`` and ``confidence``), what it superseded and what superseded it (SUPERSEDES, one
+        step, with ``by`` and ``cue``), the memories before and after it in its stream (NEXT), the entities it
+        mentions and the memory it is a part of (a document). Each list holds at most ``limit`` (1 to
+        500); ``counts`` has the full numbers. :class:`NotFoundError` for an unknown id."""
+        check_string(memory_id, field="id", max_len=MAX_ID)
+        check_int(limit, field="limit", lo=1, hi=MAX_NEIGHBOURS, what="memories in each list")
+        self._ready(model=False)
+        rows = self.store.read("memory/neighbourhood", tenant=self.tenant, id=memory_id, limit=limit)
+        if not rows:
+            raise NotFoundError(
+                f"no memory with id '{memory_id}' in tenant '{self.tenant}'", fix="check the id (and --tenant)"
+            )
+        r = rows[0]
+        return Neighbourhood(
+            memory=Memory.from_row(r),
+            causes=r["causes"],
+            effects=r["effects"],
+            supersedes=r["supersedes"],
+            superseded_by=r["superseded_by"],
+            previous=r["previous"],
+            next=r["next"],
+            entities=r["entities"],
+            part_of=r["part_of"],
+            counts=r["counts"],
+        )
+
+    def mentions(self, entity: str, *, limit: int = DEFAULT_MENTIONS) -> Mentions:
+        """The memories that mention an entity, newest first (valid time), at most ``limit`` (1 to 1000), with
+        the entity's stored name, its aliases and how many memories mention it in all (``total``). The name is
+        compared by its key (:func:`kgmem.normalize.entity_key`: case, Latin accents, punctuation and a leading
+        article do not matter). When nothing mentions it the list is empty and ``hint`` says so."""
+        check_string(entity, field="entity", max_len=MAX_ENTITY_NAME)
+        check_int(limit, field="limit", lo=1, hi=MAX_MENTIONS, what="memories")
+        key = entity_key(entity)
+        if not key:
+            raise InputError(
+                f"'{entity.strip()}' has no letters or digits to compare", field="entity", fix="name it, e.g. maya"
+            )
+        self._ready(model=False)
+        rows = self.store.read("memory/mentions", tenant=self.tenant, key=key, limit=limit)
+        if not rows:
+            hint = self.empty_tenant_hint() or f"no memory of tenant '{self.tenant}' mentions '{key}'"
+            return Mentions(entity, key, None, [], 0, [], hint=hint)
+        r = rows[0]
+        memories = [Memory.from_row(m) for m in r["memories"]]
+        return Mentions(entity, key, r["name"], list(r["aliases"]), r["total"], memories)
+
     def recall(
         self,
         query: str,
@@ -112,6 +174,7 @@ class Reading(GraphBase):
         check_query(query)
         if user is not None:
             user = check_user(user)
+        check_int(expand, field="expand", lo=0, hi=MAX_EXPAND, what="neighbours on each side")
         self._prefetch_embedder()  # loads while the filters are built and the first statements wait
         names = DEFAULT_CHANNELS if channels is None else tuple([channels] if isinstance(channels, str) else channels)
         opts = RecallOptions(k=k, rrf_k=rrf_k, expand=expand, channels=names, policy=policy or AbstainPolicy())

@@ -51,6 +51,29 @@ def forget(memory_id, uri, username, password, database, tenant, as_json) -> Non
     )
 
 
+@click.command("forget-stream")
+@click.argument("stream")
+@connection_options
+@json_option
+@handle_errors
+def forget_stream(stream, uri, username, password, database, tenant, as_json) -> None:
+    """Forget a whole stream (a conversation, a channel, a chat export) and what was derived from it.
+
+    Every memory whose stream is STREAM goes as with `kgmem forget`, each leaving a tombstone. A document's
+    passages are in the stream named by the document's id: forgetting that stream forgets the document too.
+    """
+    with open_graph(uri, username, password, database, tenant) as mg:
+        out = mg.forget_stream(stream)
+    if as_json:
+        emit_json(_plain(out))
+        return
+    document = f" (document {out['document']})" if out["document"] else ""
+    click.echo(
+        f"forgot stream {out['stream']}{document}: {len(out['forgotten'])} memories; "
+        f"entities removed {out['entities_removed']}; tombstones {out['tombstones']}"
+    )
+
+
 @click.command("gc")
 @click.option("--dry-run", is_flag=True, help="Only list what has expired.")
 @click.option("--now", help="Reference time (RFC 3339 or a date). Default: now.")
@@ -191,4 +214,4 @@ def rebuild(manifest_path, uri, username, password, database, tenant, as_json) -
         click.echo(f"  {d}")
 
 
-COMMANDS = [forget, gc, consolidate, export, import_, rebuild]
+COMMANDS = [forget, forget_stream, gc, consolidate, export, import_, rebuild]

@@ -36,8 +36,9 @@ from .common import connection_options, handle_errors
 def mcp(http, host, port, http_path, token, allow_hosts, uri, username, password, database, tenant) -> None:
     """Run a Model Context Protocol server for one tenant (--tenant or KGMEM_TENANT; no tool can change it).
 
-    Tools: remember, ingest, ingest_document, recall, why, now, as_of, history, changes, timeline, forget, ask (each returning the
-    JSON of the matching --json command) and vocabulary (the predicates, their aliases and cardinality). kgmem
+    Tools: remember, ingest, ingest_document, recall, why, now, as_of, history, changes, timeline, neighbourhood,
+    mentions, forget, forget_stream, ask (each returning the JSON of the matching --json command, its schema
+    published as the tool's output schema) and vocabulary (the predicates, their aliases and cardinality). kgmem
     errors are tool errors with the message and the fix.
     stdio (default) is what desktop clients spawn; --http serves streamable HTTP on http://HOST:PORT/mcp, checking
     each request's Host and Origin against the bound address. Off loopback (--host 0.0.0.0) it refuses to start

@@ -13,6 +13,8 @@ from ..config import (
     DEFAULT_BATCH,
     DEFAULT_CHANGES,
     DEFAULT_HITS,
+    DEFAULT_MENTIONS,
+    DEFAULT_NEIGHBOURS,
     DEFAULT_ROOTS,
     DEFAULT_WHY_DEPTH,
     INGEST_FORMATS,
@@ -401,7 +403,7 @@ def _recall_one(mg, query: str, opts: dict):
 @click.option("--since", help="Only memories at or after this time.")
 @click.option("--until", help="Only memories before this time.")
 @click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
-@click.option("--expand", default=0, help="Attach N NEXT-neighbours each side as context.")
+@click.option("--expand", default=0, help="Attach N NEXT-neighbours each side as context (0-5).")
 @click.option("--explain", is_flag=True, help="Include the manifest: filters, channel candidates, fused ranks.")
 @click.option("--queries", type=click.Path(dir_okay=False), help='JSONL of {"query": ..., options} (one model load).')
 @connection_options
@@ -591,6 +593,56 @@ def lineage(memory_id, depth, uri, username, password, database, tenant, as_json
             click.echo(f"      {e['newer']} supersedes {e['older']}: {how}")
 
 
+@click.command("neighbourhood")
+@click.argument("memory_id", metavar="ID")
+@click.option("--limit", default=DEFAULT_NEIGHBOURS, show_default=True, help="At most this many in each list.")
+@connection_options
+@json_option
+@handle_errors
+def neighbourhood(memory_id, limit, uri, username, password, database, tenant, as_json) -> None:
+    """A memory and what is next to it: its causes and effects, what it superseded and what superseded it, its
+    stream neighbours, the entities it mentions and the document it is a part of."""
+    with open_graph(uri, username, password, database, tenant) as mg:
+        out = mg.neighbourhood(memory_id, limit=limit).to_dict()
+    if as_json:
+        emit_json(out)
+        return
+    m = out["memory"]
+    click.echo(f"{m['id']}  {m['at']}  {m['text']}")
+    rows = [("caused by", out["causes"]), ("caused", out["effects"]), ("supersedes", out["supersedes"])]
+    rows += [("superseded by", out["superseded_by"]), ("previous", [out["previous"]] if out["previous"] else [])]
+    rows += [("next", [out["next"]] if out["next"] else []), ("part of", [out["part_of"]] if out["part_of"] else [])]
+    for label, items in rows:
+        for r in items:
+            how = f" ({'inferred' if r['inferred'] else 'recorded'}, {r['confidence']:.2f})" if "inferred" in r else ""
+            click.echo(f"  {label:<13} {r['id']}  {r['at']}  {r['text']}{how}")
+    if out["entities"]:
+        click.echo(f"  {'mentions':<13} " + ", ".join(e["name"] or e["key"] for e in out["entities"]))
+
+
+@click.command("mentions")
+@click.argument("entity")
+@click.option("--limit", default=DEFAULT_MENTIONS, show_default=True, help="At most this many memories.")
+@connection_options
+@json_option
+@handle_errors
+def mentions(entity, limit, uri, username, password, database, tenant, as_json) -> None:
+    """The memories that mention an entity (a person, a place, a product), newest first."""
+    with open_graph(uri, username, password, database, tenant) as mg:
+        out = mg.mentions(entity, limit=limit)
+    if as_json:
+        emit_json(out.to_dict())
+        return
+    if out.hint:
+        click.echo(out.hint)
+    else:
+        click.echo(
+            f"{out.name}: {out.total} memories mention it" + (f" (the newest {limit})" if out.total > limit else "")
+        )
+    for mem in out.memories:
+        click.echo(f"{mem.id}  {iso(mem.at)}  {mem.text}")
+
+
 @click.command("ask")
 @click.argument("question")
 @click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
@@ -635,4 +687,18 @@ def _jsonable(row: dict) -> dict:
     return out
 
 
-COMMANDS = [ingest, remember, recall, why, ask, now, as_of, history, changes, timeline, lineage]
+COMMANDS = [
+    ingest,
+    remember,
+    recall,
+    why,
+    ask,
+    now,
+    as_of,
+    history,
+    changes,
+    timeline,
+    lineage,
+    neighbourhood,
+    mentions,
+]

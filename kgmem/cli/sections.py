@@ -16,8 +16,8 @@ import click
 SECTIONS: list[tuple[str, list[str]]] = [
     ("Remember", ["remember", "ingest", "demo"]),
     ("Ask", ["recall", "ask", "now", "as-of", "history", "changes"]),
-    ("Walk the graph", ["why", "timeline", "lineage", "cypher"]),
-    ("Lifecycle", ["forget", "gc", "consolidate", "rebuild", "export", "import"]),
+    ("Walk the graph", ["why", "timeline", "neighbourhood", "mentions", "lineage", "cypher"]),
+    ("Lifecycle", ["forget", "forget-stream", "gc", "consolidate", "rebuild", "export", "import"]),
     ("Server and admin", ["server", "init", "mcp", "admin", "bench"]),
 ]
 OTHER = "Other commands"  # a command no section names (a unit test keeps this section empty)

@@ -152,3 +152,35 @@ CHANGES = {
 }
 TIMELINE = {"id": str, "items": [{"id": str, "text": str, "at": Nullable(ISO), "offset": int}]}
 SERVER_STATUS = {"state": str, "uri": str, "version": str, "browser": str, "data_dir": str}
+
+MENTIONS = {
+    "entity": str,
+    "key": str,
+    "name": Nullable(str),
+    "aliases": [str],
+    "total": int,
+    "memories": [MEMORY],
+    "hint": Nullable(str),
+}
+_SIDE = {"id": str, "text": str, "at": Nullable(ISO)}
+_LINKED = {**_SIDE, "inferred": bool, "confidence": NUMBER}
+NEIGHBOURHOOD = {
+    "id": str,
+    "memory": MEMORY,
+    "causes": [_LINKED],
+    "effects": [_LINKED],
+    "supersedes": [{**_LINKED, "by": Nullable(str), "cue": Nullable(str)}],
+    "superseded_by": [{**_LINKED, "by": Nullable(str), "cue": Nullable(str)}],
+    "previous": Nullable(_SIDE),
+    "next": Nullable(_SIDE),
+    "entities": [{"key": str, "name": Nullable(str)}],
+    "part_of": Nullable(_SIDE),
+    "counts": {"causes": int, "effects": int, "supersedes": int, "superseded_by": int, "entities": int},
+}
+FORGET_STREAM = {
+    "ids": [str],
+    "forgotten": [str],
+    "tombstones": int,
+    "stream": str,
+    "document": Nullable(str),
+}

@@ -318,6 +318,32 @@ def test_timeline_json(kg, mg):
     assert [(i["id"], i["offset"]) for i in out["items"]] == [("inc01-root", -1), ("inc01-h1", 0), ("inc01-h2", 1)]
 
 
+def test_neighbourhood_json(kg, mg):
+    mg.ingest(INCIDENTS)
+    out = ok_json(kg("neighbourhood", "inc01-h1", "--limit", "3", "--json"))
+    check(out, shapes.NEIGHBOURHOOD)
+    assert out["id"] == "inc01-h1" and out["previous"]["id"] == "inc01-root" and out["next"]["id"] == "inc01-h2"
+    assert out == mg.neighbourhood("inc01-h1", limit=3).to_dict()
+
+
+def test_mentions_json(kg, mg):
+    mg.ingest(FACTS)
+    out = ok_json(kg("mentions", "Sam", "--limit", "2", "--json"))
+    check(out, shapes.MENTIONS)
+    assert out["key"] == "sam" and len(out["memories"]) == 2 and out["total"] >= 2
+    assert out == mg.mentions("Sam", limit=2).to_dict()
+
+
+def test_forget_stream_json(kg, mg):
+    mg.ingest(INCIDENTS)
+    stream = mg.get("inc01-h1").stream
+    out = ok_json(kg("forget-stream", stream, "--json"))
+    check(out, shapes.FORGET_STREAM)
+    assert out["stream"] == stream and "inc01-h1" in out["forgotten"] and out["document"] is None
+    line = error_line(kg("forget-stream", stream, "--json"))
+    assert stream in line and "Fix:" in line
+
+
 def test_cypher_prints_a_statement_and_lists_names(kg):
     res = kg("cypher", "why/roots", conn=False)
     assert res.exit_code == 0, res.stderr
@@ -348,6 +374,9 @@ def test_server_status_json(kg, neo4j_connection, store):
         ("history", "sam", "likes", "diet coke"),
         ("changes", "--since", "2026-05-01"),
         ("timeline", "inc01-h1"),
+        ("neighbourhood", "inc01-h1"),
+        ("mentions", "sam"),
+        ("mentions", "nobody"),
     ],
     ids=lambda a: " ".join(a),
 )
@@ -467,6 +496,12 @@ def test_queries_file_bad_line(kg, cmd, bad, tmp_path):
         (("recall", "x", "--k", "0"), ["'k'"]),
         (("remember", ""), ["text"]),
         (("remember", "hello", "-s", "sam"), ["predicate", "object"]),
+        (("forget-stream", ""), ["'stream'", "must not be empty"]),
+        (("forget-stream", "no-such-stream"), ["no-such-stream"]),
+        (("mentions", "sam", "--limit", "0"), ["'limit'"]),
+        (("mentions", "..."), ["'entity'"]),
+        (("neighbourhood", "nope"), ["nope"]),
+        (("neighbourhood", "x", "--limit", "501"), ["'limit'"]),
     ],
     ids=lambda a: " ".join(a) if isinstance(a, tuple) else None,
 )
@@ -494,6 +529,9 @@ def test_other_bad_input(kg, args, words):
         ("history",),
         ("changes",),
         ("timeline",),
+        ("neighbourhood",),
+        ("mentions",),
+        ("forget-stream",),
         ("server",),
         ("server", "nosuch"),
         ("recall", "q", "--queries", "q.jsonl"),
@@ -522,6 +560,9 @@ DB_COMMANDS = [
     ("history", "sam", "lives_in"),
     ("changes", "--since", "2026-01-01"),
     ("timeline", "x"),
+    ("neighbourhood", "x"),
+    ("mentions", "x"),
+    ("forget-stream", "x"),
     ("demo",),
 ]
 

@@ -34,11 +34,27 @@ TOOLS = {
     "history",
     "changes",
     "timeline",
+    "neighbourhood",
+    "mentions",
     "forget",
+    "forget_stream",
     "ask",
     "vocabulary",
 }
-READ_TOOLS = {"recall", "why", "now", "as_of", "history", "changes", "timeline", "ask", "vocabulary"}
+READ_TOOLS = {
+    "recall",
+    "why",
+    "now",
+    "as_of",
+    "history",
+    "changes",
+    "timeline",
+    "neighbourhood",
+    "mentions",
+    "ask",
+    "vocabulary",
+}
+FORGET_TOOLS = {"forget", "forget_stream"}
 SESSION_TIMEOUT = 300  # seconds for one whole client session (the first call loads the embedding model)
 
 RECORDS = [
@@ -192,6 +208,171 @@ def test_stdio_every_tool(cli_env: dict, tenant: str) -> None:
     _session(_params(cli_env, tenant), body)
 
 
+def _closed(schema: Any) -> Any:
+    """``schema`` with every object that lists its fields refusing others: a field a tool returns that its
+    published schema does not name fails validation (the published schemas allow added fields)."""
+    if isinstance(schema, list):
+        return [_closed(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _closed(v) for k, v in schema.items()}
+    if "properties" in schema:
+        out["properties"] = {k: _closed(v) for k, v in schema["properties"].items()}
+        out.setdefault("additionalProperties", False)
+    return out
+
+
+def test_stdio_every_tool_publishes_its_output_schema_and_keeps_to_it(cli_env: dict, tenant: str) -> None:
+    """Every tool's outputSchema names the fields of what it returns (it was a bare {"type": "object"} for all),
+    and what each tool returns on real calls validates against it, with no field the schema does not name."""
+    from jsonschema import Draft202012Validator
+
+    from kgmem.ingest.documents import document_id
+
+    text = "# House\n\nThe boiler is serviced every May by Carlos, who also checks the chimney.\n"
+    doc = document_id("house.md", text)
+    calls: list[tuple[str, dict]] = [
+        ("ingest", {"records": RECORDS}),
+        ("ingest_document", {"text": text, "name": "house.md"}),
+        ("remember", {"text": "Maya's phone number is 555-0101", "id": "m-phone", "at": "2026-02-01"}),
+        ("remember", {"text": "Maya likes tea", "subject": "maya", "predicate": "likes", "object": "tea"}),
+        ("recall", {"query": "reconciler invoices", "k": 3}),
+        ("recall", {"query": "what did the reconciler cache?", "include_superseded": True, "at": "2026-03-11"}),
+        ("recall", {"query": "quantum chromodynamics on a lattice"}),
+        ("why", {"query": "why did checkout crash on Friday?"}),
+        ("why", {"query": "why is the sky green?"}),
+        ("now", {"subject": "maya", "predicate": "lives_in"}),
+        ("now", {"subject": "maya", "predicate": "likes", "object": "tea"}),
+        ("now", {"subject": "sam", "predicate": "lives_inn"}),
+        ("as_of", {"subject": "maya", "predicate": "lives_in", "at": "2026-02-01"}),
+        ("history", {"subject": "maya", "predicate": "lives_in"}),
+        ("changes", {"since": "2026-01-01"}),
+        ("timeline", {"id": "m-mid", "before": 2, "after": 2}),
+        ("ask", {"question": "where does Maya live?"}),
+        ("ask", {"question": "why did checkout crash?"}),
+        ("ask", {"question": "what did the reconciler cache?"}),
+        ("ask", {"question": "what is 2 + 2?"}),
+        ("vocabulary", {"match": "like"}),
+        ("neighbourhood", {"id": "m-mid"}),
+        ("neighbourhood", {"id": "m-f1", "limit": 1}),
+        ("neighbourhood", {"id": doc + "#p0001"}),
+        ("mentions", {"entity": "Maya"}),
+        ("mentions", {"entity": "nobody at all", "limit": 3}),
+        ("forget", {"id": "m-phone"}),
+        ("forget_stream", {"stream": "inc"}),
+        ("forget_stream", {"stream": doc}),
+    ]
+
+    async def body(client: Client) -> tuple[dict, list[tuple[str, dict, Any]]]:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        out = []
+        for name, args in calls:
+            result = await client.call_tool(name, args)  # the SDK's client checks it against the schema too
+            _ok(result)
+            out.append((name, args, result.structured_content))
+        return tools, out
+
+    tools, results = _session(_params(cli_env, tenant), body)
+    for name, tool in tools.items():
+        schema = tool.output_schema
+        assert schema and schema.get("type") == "object", (name, schema)
+        Draft202012Validator.check_schema(schema)
+        assert len(schema.get("properties", {})) >= 2 and schema.get("required"), (name, schema)
+        for field, sub in schema["properties"].items():
+            assert sub.get("type") or sub.get("anyOf"), (name, field)
+    assert {name for name, _, _ in results} == set(tools), "call every tool at least once"
+    for name, args, content in results:
+        assert content is not None, name
+        errors = list(Draft202012Validator(_closed(tools[name].output_schema)).iter_errors(content))
+        assert not errors, (name, args, [f"{list(e.absolute_path)}: {e.message}"[:300] for e in errors])
+
+
+def test_stdio_recall_takes_the_cli_options_with_the_same_checks(cli_env: dict, tenant: str, mg) -> None:
+    """recall over MCP had no since/until/now/expand/explain while `kgmem recall` had them: the same options,
+    the same hard filters and the same error lines."""
+    from click.testing import CliRunner
+
+    from kgmem.cli import cli
+
+    mg.ingest(RECORDS)
+    query = "reconciler invoices worker memory checkout crash"
+    bad = {"expand": 9, "since": "not a time at all", "until": "2026-13-01", "now": "someday"}
+
+    async def body(client: Client) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "all": _ok(await client.call_tool("recall", {"query": query})),
+            "window": _ok(
+                await client.call_tool("recall", {"query": query, "since": "2026-03-11", "until": "2026-03-13", "k": 5})
+            ),
+            "expand": _ok(await client.call_tool("recall", {"query": "worker memory grew", "k": 1, "expand": 1})),
+            "explain": _ok(await client.call_tool("recall", {"query": query, "k": 2, "explain": True})),
+            "then": _ok(
+                await client.call_tool("recall", {"query": "what happened in the last 2 days?", "now": "2026-03-13"})
+            ),
+        }
+        for name, value in bad.items():
+            out[f"bad-{name}"] = _error(await client.call_tool("recall", {"query": query, name: value}))
+        return out
+
+    out = _session(_params(cli_env, tenant), body)
+    assert {"m-root", "m-mid", "m-crash"} <= {h["id"] for h in out["all"]["hits"]}, out["all"]
+    assert [h["id"] for h in out["window"]["hits"]] == ["m-mid"], out["window"]  # until is exclusive
+    hit = out["expand"]["hits"][0]
+    assert hit["id"] == "m-mid" and {c["id"] for c in hit["context"]} == {"m-root", "m-crash"}, hit
+    assert out["explain"]["explain"]["filters"], out["explain"]
+    assert "m-f2" not in {h["id"] for h in out["then"]["hits"]}, out["then"]  # April is after the 2 days
+    for name, value in bad.items():
+        text = out[f"bad-{name}"]
+        assert text.startswith(f"Error: field '{name}'") and " Fix: " in text, text
+        res = CliRunner().invoke(cli, ["recall", query, f"--{name}", str(value)], env=cli_env)
+        assert res.exit_code == 1, res.output
+        assert res.stderr.strip() == text, (res.stderr, text)  # the CLI's line, word for word
+    res = CliRunner().invoke(
+        cli, ["recall", query, "--since", "2026-03-11", "--until", "2026-03-13", "-k", "5", "--json"], env=cli_env
+    )
+    assert [h["id"] for h in json.loads(res.stdout)["hits"]] == ["m-mid"], res.output
+
+
+def test_stdio_mentions_neighbourhood_and_forget_stream(cli_env: dict, tenant: str, mg) -> None:
+    """The tools other graph memories have and kgmem lacked: the memories that mention an entity, a memory's
+    neighbourhood in one call, forgetting a whole stream; each the JSON of its --json command."""
+    from click.testing import CliRunner
+
+    from kgmem.cli import cli
+
+    mg.ingest(RECORDS + [{"id": "m-note", "text": "Maya reviewed the reconciler fix", "at": "2026-04-05"}])
+
+    def cli_json(*args: str) -> dict:
+        res = CliRunner().invoke(cli, [*args, "--json"], env=cli_env, catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout)
+
+    expected = {"mentions": cli_json("mentions", "maya", "--limit", "2"), "hood": cli_json("neighbourhood", "m-mid")}
+
+    async def body(client: Client) -> dict[str, Any]:
+        return {
+            "mentions": _ok(await client.call_tool("mentions", {"entity": "Maya", "limit": 2})),
+            "hood": _ok(await client.call_tool("neighbourhood", {"id": "m-mid"})),
+            "empty": _error(await client.call_tool("forget_stream", {"stream": "  "})),
+            "unknown": _error(await client.call_tool("forget_stream", {"stream": "no-such-stream"})),
+            "gone": _ok(await client.call_tool("forget_stream", {"stream": "inc"})),
+            "after": _ok(await client.call_tool("neighbourhood", {"id": "m-f2"})),
+            "missing": _error(await client.call_tool("neighbourhood", {"id": "m-mid"})),
+        }
+
+    out = _session(_params(cli_env, tenant), body)
+    assert [m["id"] for m in out["mentions"]["memories"]] == ["m-note", "m-f2"], out["mentions"]
+    assert out["mentions"]["total"] >= 3 and out["mentions"] == {**expected["mentions"], "entity": "Maya"}
+    hood = out["hood"]
+    assert [c["id"] for c in hood["causes"]] == ["m-root"] and [e["id"] for e in hood["effects"]] == ["m-crash"]
+    assert hood["previous"]["id"] == "m-root" and hood["next"]["id"] == "m-crash" and hood == expected["hood"]
+    assert out["empty"].startswith("Error: field 'stream': must not be empty") and " Fix: " in out["empty"]
+    assert "no-such-stream" in out["unknown"] and " Fix: " in out["unknown"], out["unknown"]
+    assert sorted(out["gone"]["ids"]) == ["m-crash", "m-mid", "m-root"] and out["gone"]["stream"] == "inc"
+    assert [s["id"] for s in out["after"]["supersedes"]] == ["m-f1"], out["after"]
+    assert "m-mid" in out["missing"] and " Fix: " in out["missing"]
+
+
 def test_stdio_bad_arguments_name_the_field(cli_env: dict, tenant: str) -> None:
     async def body(client: Client) -> None:
         bad_type = _error(await client.call_tool("recall", {"query": "x", "k": "lots"}))
@@ -226,7 +407,7 @@ def test_stdio_tools_describe_every_argument_and_say_what_they_change(cli_env: d
         ann = tool.annotations
         assert ann is not None and ann.open_world_hint is False, tool.name
         assert ann.read_only_hint is (tool.name in READ_TOOLS), tool.name
-        assert ann.destructive_hint is (tool.name == "forget"), tool.name
+        assert ann.destructive_hint is (tool.name in FORGET_TOOLS), tool.name
         assert ann.idempotent_hint is True, tool.name
     assert arguments >= 40, arguments
     assert set(tools) == TOOLS
