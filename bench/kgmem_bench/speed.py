@@ -267,8 +267,7 @@ def _run(ctx: BenchContext) -> dict:
             t_ingest = t_total - t_supersede
             superseding = report.edges["inferred_supersedes"]
             t0 = time.perf_counter()
-            links = causal.infer_links(mg.store, emb, mg.tenant, report.ids)
-            causal.write_links(mg.store, mg.tenant, links)
+            causal.run(mg.store, emb, mg.tenant, report.ids)
             t_infer = time.perf_counter() - t0
             later = _later_batch(max(100, n // 10), seed=ctx.seed + 2, after=corpus.records)
             ctx.log(f"N={n}: a later batch of {len(later):,}")

@@ -201,6 +201,7 @@ class Ingestor:
         ok, waiting = self._check_causes(tenant, fresh, report, last=last)
         tracker.skip(len(items) - len(ok) - len(waiting))
         tracker.tell()
+        self.phase = "write"  # from the first window on, some batches may be stored
         self._write(tenant, ok, report, recorded_at, tracker)
         return waiting
 

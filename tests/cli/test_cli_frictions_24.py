@@ -282,7 +282,8 @@ def test_ask_says_plainly_what_was_asked_and_what_answered(mg, cli_env):
     for question, answered in (
         ("where does Maya live?", "the current value of maya · lives_in"),
         ("where did Maya live in March 2026?", "the value of maya · lives_in at 2026-03-31T23:59:59.999999Z"),
-        ("why did Maya move to Lisbon?", "the causes behind the memory that best matches the question"),
+        # no cause recorded: ask says so and answers from recall's evidence instead of "nothing"
+        ("why did Maya move to Lisbon?", "the memories that best match the question"),
     ):
         out = run_cli("ask", question, env=cli_env)
         assert out.exit_code == 0, out.output
@@ -292,6 +293,16 @@ def test_ask_says_plainly_what_was_asked_and_what_answered(mg, cli_env):
         assert lines[1].startswith(f"answered: {answered} (= kgmem "), lines
         same = shlex.split(lines[1].rsplit("(= kgmem ", 1)[1].removesuffix(")"))
         assert run_cli(*same, env=cli_env).exit_code == 0, same  # the command it names runs
+        if question.startswith("why"):
+            assert lines[2] == "note: no cause behind it; answered from the best evidence recall finds", lines
+    mg.remember("Maya took a job at the Lisbon office", id="job", at="2025-12-01")
+    mg.remember("Maya moved to Lisbon", caused_by=["job"], at="2026-01-02")
+    lines = run_cli("ask", "why did Maya move to Lisbon?", env=cli_env).stdout.splitlines()
+    assert lines[1] == (
+        "answered: the causes behind the memory that best matches the question "
+        "(= kgmem why 'why did Maya move to Lisbon?')"
+    ), lines
+    assert any(ln.startswith("root 1: job ") for ln in lines), lines
     none = run_cli("ask", "write a poem about Lisbon", env=cli_env).stdout.splitlines()
     assert none == [
         none[0],

@@ -109,7 +109,8 @@ def test_a_real_sigint_while_writing(cli_env, store, tenant, tmp_path):
     stored = _count(store, tenant)
     m = re.search(r"Interrupted: ([\d,]+) of the ([\d,]+) records read are stored", err)
     if m:  # stopped while writing: the number it says is what the database holds
-        assert int(m.group(1).replace(",", "")) == stored and int(m.group(2).replace(",", "")) == n, err
+        read = int(m.group(2).replace(",", ""))  # the input is streamed: the windows read so far
+        assert int(m.group(1).replace(",", "")) == stored and stored <= read <= n, err
         assert 50 <= stored < n
     else:  # the write had just finished: the passes after it were stopped
         assert f"all {n:,} records are stored" in err and stored == n, err

