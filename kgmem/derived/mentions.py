@@ -41,9 +41,7 @@ def link_learned(store: Store, tenant: str, recorded_at: dt.datetime) -> int:
         chunk = entities[i : i + BATCH]
         names = [{"key": e["key"], "lucene": f'+text:"{escape(e["name"])}"'} for e in chunk]
         by_key = {e["key"]: e for e in chunk}
-        for row in store.read(
-            "derived/memories_naming", tenant=tenant, tenant_scope=scope, names=names, limit=LIMIT
-        ):
+        for row in store.read("derived/memories_naming", tenant=tenant, tenant_scope=scope, names=names, limit=LIMIT):
             e = by_key[row["key"]]
             for m in row["memories"]:
                 if any(entity_key(n) == e["key"] for n in known_names_in(m["text"], known)):

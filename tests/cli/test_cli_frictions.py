@@ -116,7 +116,7 @@ def test_misspelled_predicate_gets_did_you_mean(cli_env, mg):
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["value"] is None and "is not in the vocabulary; did you mean lives_in?" in out["hint"], out
-    assert out["hint"].endswith('memory \'f1\' may say it: "Sam lives in Oslo"'), out  # and the evidence
+    assert out["hint"].endswith("memory 'f1' may say it: \"Sam lives in Oslo\""), out  # and the evidence
     assert "has no memories" not in out["hint"]
     res = kgmem(cli_env, "as-of", "sam", "lives_inn", "--at", "2026-02-01")
     assert res.returncode == 0 and "hint: predicate 'lives_inn' is not in the vocabulary" in res.stdout
