@@ -12,6 +12,7 @@ import gc
 import os
 import resource
 import time
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -70,19 +71,42 @@ def _sizes(ctx: BenchContext) -> list[int]:
     return [2000] if ctx.quick else [10_000, 100_000]
 
 
-def _later_batch(n: int, *, seed: int, after: list[dict]) -> list[dict]:
-    """``n`` more memories of the same kind, written after ``after`` (ids, streams and causes of their own): what
-    an ingest into a tenant that already holds records costs, where the pass asks the vector index."""
+DERIVED_PHASES = ("mentions", "context", "causes", "supersession")  # IngestReport.timings after the write
+REMEMBER_CALLS = 30  # single-record ingests measured with the passes, and as many without
+
+
+def _p50_p95(ms: list[float]) -> str:
+    xs = sorted(ms)
+    return f"{xs[len(xs) // 2]:.1f} / {xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]:.1f} ms"
+
+
+def _remember_latency(mg: Any, records: list[dict]) -> dict[str, list[float]]:
+    """One record a call (as remember() ingests it), alternating blocks of 5 with the derived passes and
+    without causes and supersession; the milliseconds of each call."""
+    out: dict[str, list[float]] = {"with": [], "without": []}
+    for b in range(0, len(records), 5):
+        passes = (b // 5) % 2 == 0
+        for r in records[b : b + 5]:
+            t0 = time.perf_counter()
+            mg.ingest([r], infer_causes=passes, infer_supersession=passes)
+            out["with" if passes else "without"].append(1000 * (time.perf_counter() - t0))
+    return out
+
+
+def _later_batch(n: int, *, seed: int, after: list[dict], prefix: str = "later") -> list[dict]:
+    """``n`` more memories of the same kind, written after ``after`` (ids, streams and causes of their own, under
+    ``prefix``): what an ingest into a tenant that already holds records costs, where the pass asks the vector
+    index."""
     import datetime as dt
 
     last = max(dt.datetime.fromisoformat(r["at"].replace("Z", "+00:00")) for r in after)
     out = []
     for r in generate(n, seed=seed, start=last + dt.timedelta(days=1)).records:
-        r = dict(r, id=f"later-{r['id']}")
+        r = dict(r, id=f"{prefix}-{r['id']}")
         if r.get("stream"):
-            r["stream"] = f"later-{r['stream']}"
+            r["stream"] = f"{prefix}-{r['stream']}"
         if r.get("caused_by"):
-            r["caused_by"] = [f"later-{c}" for c in r["caused_by"]]
+            r["caused_by"] = [f"{prefix}-{c}" for c in r["caused_by"]]
         out.append(r)
     return out
 
@@ -224,6 +248,7 @@ def _run(ctx: BenchContext) -> dict:
         mg.init(rebuild_indexes=True)
         figures_reindex_s = time.perf_counter() - t0
     rows_ingest, rows_latency, figures, plot_n = [], [], {}, []
+    rows_remember: list[list[str]] = []
     server_pid = _server_pid()  # the local Neo4j, whose CPU the ingest rows report (None: another server)
     plot = {"recall": [], "recall_floor": [], "why": [], "why_floor": [], "as_of": [], "ping": []}
     n_queries = LATENCY_QUERIES_QUICK if ctx.quick else LATENCY_QUERIES
@@ -273,9 +298,28 @@ def _run(ctx: BenchContext) -> dict:
             ctx.log(f"N={n}: a later batch of {len(later):,}")
             t0 = time.perf_counter()
             with threadpool_limits(limits=os.cpu_count() or 1, user_api="blas"):
-                later_report = mg.ingest(later, infer_causes=False)
+                later_report = mg.ingest(later)
             t_later = time.perf_counter() - t0
             t_later_pass = later_report.timings["supersession"]
+            t_later_derived = sum(later_report.timings.get(k, 0.0) for k in DERIVED_PHASES)
+            ctx.log(f"N={n}: remember, one memory a call, with and without the derived passes")
+            singles = [  # a memory an agent writes on its own (its causes stated in words, if at all)
+                {k: v for k, v in r.items() if k != "caused_by"}
+                for r in _later_batch(2 * REMEMBER_CALLS, seed=ctx.seed + 3, after=later, prefix="one")
+            ]
+            with threadpool_limits(limits=os.cpu_count() or 1, user_api="blas"):
+                one_ms = _remember_latency(mg, singles)
+            rows_remember.append(
+                [
+                    f"{n:,}",
+                    _p50_p95(one_ms["with"]),
+                    _p50_p95(one_ms["without"]),
+                    f"{len(later):,}: derived passes {100 * t_later_derived / t_later:.1f} % of the call "
+                    f"(supersession {100 * t_later_pass / t_later:.1f} %, causes "
+                    f"{100 * later_report.timings.get('causes', 0.0) / t_later:.1f} %)",
+                    "supersession ≤ 25 %",
+                ]
+            )
             t0 = time.perf_counter()
             context_layer.rebuild(mg.store, mg.tenant)
             t_context = time.perf_counter() - t0
@@ -321,7 +365,12 @@ def _run(ctx: BenchContext) -> dict:
                     "supersession_s": t_later_pass,
                     "supersession_share_of_ingest": t_later_pass / (t_later - t_later_pass),
                     "links": later_report.edges["inferred_supersedes"],
+                    "call_s": t_later,
+                    "timings": dict(later_report.timings),
+                    "derived_share_of_call": t_later_derived / t_later,
+                    "supersession_share_of_call": t_later_pass / t_later,
                 },
+                "remember_ms": one_ms,
                 "context_rebuild_s": t_context,
                 "cpu_s": {
                     "embed_only": embed_cpu.client,
@@ -546,6 +595,16 @@ def _run(ctx: BenchContext) -> dict:
                 "system, every thread): the embedder alone on the same texts, then kgmem's process and the local Neo4j "
                 "during the ingest call; with that CPU the call cannot take less wall time than its CPU spread over every "
                 "core, which bounds its share of embed-only ('at most').",
+            },
+            {
+                "title": "Incremental writes: remember() into the tenant, and a later batch",
+                "columns": ["N", "remember p50 / p95, with the passes", "without them", "a later batch", "goal"],
+                "rows": rows_remember,
+                "note": f"{REMEMBER_CALLS} + {REMEMBER_CALLS} single-record ingests (what remember() runs) into the "
+                "N tenant after the later batch, in interleaved blocks of 5: with every derived pass (stream "
+                "context, mentions, causes, supersession) and with causes and supersession off (the context and "
+                "mentions passes always run). The later batch is N/10 more memories with every pass; the shares "
+                "are of its whole ingest call.",
             },
             {
                 "title": "Latency p50 / p95 (ms) against the floor measured in the same run",
