@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -1566,8 +1567,9 @@ def _derived(store, tenant: str) -> dict[str, Any]:
 
 def check_arrival_order(base) -> Row:
     """kgmem's update and causal fixtures (records told in plain words) ingested as one batch, one record per
-    call newest first, and in two batches of which the first is ingested again with the whole after it (a
-    crash re-run): the same memories, inferred links and entity mentions each time."""
+    call newest first, in two batches of which the first is ingested again with the whole after it (a crash
+    re-run), and by two identical runs at once: the same memories, inferred links and entity mentions each
+    time."""
     row = Row("arrival order, batches and re-runs")
     t0 = time.perf_counter()
     cases = json.loads((ROOT / "fixtures" / "updates" / "cases.json").read_text(encoding="utf-8"))
@@ -1588,8 +1590,30 @@ def check_arrival_order(base) -> Row:
             seen[name] = _derived(mg.store, mg.tenant)
         finally:
             delete_tenant(base.store, mg.tenant)
+    # the same ingest run twice at once into one tenant (two threads over the shared driver)
+    tenant = "rel-order-" + uuid.uuid4().hex[:8]
+    twins = [base.for_tenant(tenant), base.for_tenant(tenant)]
+    failed: list[str] = []
+
+    def ingest(g: Any) -> None:
+        try:
+            g.ingest(rows)
+        except Exception as e:  # reported in the row: a concurrent run must not fail
+            failed.append(f"{type(e).__name__}: {e}")
+
+    try:
+        threads = [threading.Thread(target=ingest, args=(g,)) for g in twins]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for f in failed:
+            row.fail(f"two runs at once: {f}")
+        seen["two identical runs at once"] = _derived(base.store, tenant)
+    finally:
+        delete_tenant(base.store, tenant)
     ref = seen["one batch"]
-    row.attempts = len(orders) - 1
+    row.attempts = len(seen) - 1
     row.notes.append(f"{len(ref['links'])} inferred links, {sum(n for _, n in ref['mentions'])} mentions")
     for name, got in seen.items():
         if got == ref:
