@@ -657,6 +657,44 @@ def _h_bare(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     return None if spec is None else _resolve(spec, now.date())
 
 
+# a part of a month: "early March", "mid-April", "at the start of October", "late Nov 2024", "the end of May"
+_PART_OF_MONTH = MappingProxyType({"early": 0, "start": 0, "beginning": 0, "mid": 1, "middle": 1, "late": 2, "end": 2})
+_PART_DAYS = ((1, 11), (11, 21), (21, None))  # [first day, day after) of each third; None: the month's end
+
+
+def _h_part_of_month(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
+    spec = _date_of(m, "d", q, now)
+    if spec is None or spec.kind != "month":
+        return None
+    start, end = _resolve(spec, now.date())
+    first, after = _PART_DAYS[_PART_OF_MONTH[(m.group("part") or m.group("part2")).lower()]]
+    return start.replace(day=first), (end if after is None else start.replace(day=after))
+
+
+# days a calendar fixes ("around Christmas"): the day itself, its most recent past occurrence
+_HOLIDAYS = MappingProxyType(
+    {
+        "christmas eve": (12, 24),
+        "christmas day": (12, 25),
+        "christmas": (12, 25),
+        "new year's eve": (12, 31),
+        "new years eve": (12, 31),
+        "new year's day": (1, 1),
+        "new years day": (1, 1),
+        "halloween": (10, 31),
+        "valentine's day": (2, 14),
+        "valentines day": (2, 14),
+    }
+)
+_HOLIDAY = "(?:" + "|".join(re.escape(h).replace("'", "['’]") for h in sorted(_HOLIDAYS, key=len, reverse=True)) + ")"
+
+
+def _h_holiday(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
+    month, day = _HOLIDAYS[m.group("h").lower().replace("’", "'")]
+    year = m.group("y")
+    return _resolve(_Spec("day", int(year) if year else None, month, day), now.date())
+
+
 _UNITS_N = r"(?P<unit>minutes?|hours?|days?|weeks?|months?|years?)"
 _BARE_DATE = "(?:" + "|".join([_F_MD, _F_DM, _F_ISO_DAY, _F_US, _F_MONTH_YEAR]) + ")"
 
@@ -698,6 +736,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = tuple(
         (_rx(rf"{_L}(?:before|until|till|prior\s+to)\s+(?P<d>{_DATE}){_POSS}"), _h_before),
         (_rx(rf"{_L}after\s+(?P<d>{_DATE}){_POSS}"), _h_after),
         (_rx(rf"{_L}on\s+(?P<d>{_DATE}){_POSS}"), _h_on),
+        (
+            _rx(
+                rf"{_L}(?:(?:in|at|around|by|during|from)\s+)?(?:the\s+)?(?:(?P<part>early|mid|late)(?:\s*-\s*|\s+)|"
+                rf"(?P<part2>start|beginning|middle|end)\s+of\s+)(?P<d>{_F_MONTH_YEAR}|{_F_MONTH}){_POSS}"
+            ),
+            _h_part_of_month,
+        ),
+        (_rx(rf"{_L}(?:(?:on|at|around|by|over|for)\s+)?(?P<h>{_HOLIDAY})(?:\s+(?P<y>{_YEAR}))?\b{_POSS}"), _h_holiday),
         (_rx(rf"{_L}(?:in|during)\s+(?P<d>{_DATE}){_POSS}"), _h_in),
         (_rx(rf"{_L}(?P<d>{_BARE_DATE}){_POSS}"), _h_bare),
     ]

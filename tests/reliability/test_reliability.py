@@ -90,6 +90,7 @@ def test_identity_users_and_named_entities(base):
 
 
 def test_arrival_order_batches_and_re_runs_give_the_same_graph(base):
+    """One batch against: one record per call newest first, half then all again, two identical runs at once."""
     row = rel.check_arrival_order(base)
     _assert_clean(row)
-    assert row.attempts == 2 and "inferred links" in row.notes[0]
+    assert row.attempts == 3 and "inferred links" in row.notes[0]

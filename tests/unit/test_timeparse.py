@@ -125,6 +125,29 @@ POSITIVE = [
     (NOV, "postmortem for 3/1/2026", U(2026, 3, 1), U(2026, 3, 2), "3/1/2026", "postmortem for"),
     (MAR, "May 5 release", U(2025, 5, 5), U(2025, 5, 6), "May 5", "release"),
     (NOV, "plans for March 2026", U(2026, 3, 1), U(2026, 4, 1), "March 2026", "plans for"),
+    # a part of a month (thirds: days 1-10, 11-20, 21 to the end), and days a calendar fixes
+    (
+        NOV,
+        "At the start of March, what was the code?",
+        U(2026, 3, 1),
+        U(2026, 3, 11),
+        "At the start of March",
+        "what was the code?",
+    ),
+    (NOV, "In mid-April, how much was it?", U(2026, 4, 11), U(2026, 4, 21), "In mid-April", "how much was it?"),
+    (NOV, "orders in late November", U(2026, 11, 21), U(2026, 12, 1), "in late November", "orders"),
+    (NOV, "early October 2023 outage", U(2023, 10, 1), U(2023, 10, 11), "early October 2023", "outage"),
+    (NOV, "at the end of May, who", U(2026, 5, 21), U(2026, 6, 1), "at the end of May", "who"),
+    (NOV, "we start March 3rd", U(2026, 3, 3), U(2026, 3, 4), "March 3rd", "we start"),
+    (
+        NOV,
+        "Around Christmas, what was the plan?",
+        U(2025, 12, 25),
+        U(2025, 12, 26),
+        "Around Christmas",
+        "what was the plan?",
+    ),
+    (NOV, "what happened on New Year's Eve?", U(2025, 12, 31), U(2026, 1, 1), "on New Year's Eve", "what happened?"),
     # one phrase: leftmost wins, then the longest
     (
         NOV,
@@ -142,6 +165,7 @@ NEGATIVE = [
     "we may 2x it",
     "1 may be enough",
     "in may be late",
+    "the end of may be near",
     "since may be",
     "March",
     "what is the March plan",
