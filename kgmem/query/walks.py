@@ -157,11 +157,14 @@ def read_cause(
         if h.id in sides
     ] + [causal.Candidate(_cause_side(sides[i]), -1.0) for i in dict.fromkeys(extra) if i in sides]
     found = None
-    if model is not None and linked is not None:
-        best = max(
-            (c for c in sides[linked.id]["linked"] if limit is None or c["at_ms"] <= limit),
-            key=lambda c: (c["confidence"], c["id"]),
-        )
+    # a linked cause read before must still be there (a memory forgotten meanwhile is gone from ``sides``)
+    links = [
+        c
+        for c in (sides[linked.id]["linked"] if linked is not None and linked.id in sides else ())
+        if c["id"] in sides and (limit is None or c["at_ms"] <= limit)
+    ]
+    if model is not None and linked is not None and links:
+        best = max(links, key=lambda c: (c["confidence"], c["id"]))
         found = causal.Explanation(linked.id, best["id"], float(best["confidence"]))
     elif model is not None and candidates:
         vector_of = causal.vector_lookup(embedder, [c.side.text for c in candidates])
@@ -211,7 +214,7 @@ def follow(
     chain = list(found.chain)
     seen = {found.effect, found.cause, *(c for c, _ in chain)}
     head = chain[-1][0] if chain else found.cause
-    while len(chain) < causal.CHAIN_DEPTH + 1:
+    while len(chain) < causal.CHAIN_DEPTH + 1 and head in sides:  # a memory forgotten meanwhile ends the chain
         linked = [
             (c["confidence"], c["id"])
             for c in sides[head]["linked"]
