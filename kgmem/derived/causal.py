@@ -332,22 +332,28 @@ def _near_clause_in_memory(sides: Sequence[Side], clauses: dict[str, Any]) -> di
     return out
 
 
-def _clauses_naming(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, list[str]]:
-    """For each memory of ``ids``, the memories whose stored cause clause is at least :data:`PAIR_FLOOR` alike to
-    it (the memory_clause_embedding index)."""
-    fetch = 2 * PAIR_CAP if store.server_info().filtered_vector_search else FETCH
+def _index_neighbours(
+    store: Store, statement: str, tenant: str, param: str, items: Sequence[Any], *, filtered_fetch: int = PAIR_CAP
+) -> dict[str, list[str]]:
+    """Per item (``param``: the statement's list of ids or of vector queries), the memories a vector index finds
+    at least :data:`PAIR_FLOOR` alike, at most :data:`PAIR_CAP`, most alike first: one read per :data:`BATCH`
+    items. A server that filters the index by tenant is asked for ``filtered_fetch``, another for :data:`FETCH`
+    (the tenant's are kept after it)."""
+    fetch = filtered_fetch if store.server_info().filtered_vector_search else FETCH
     out: dict[str, list[str]] = {}
-    for i in range(0, len(ids), BATCH):
+    for i in range(0, len(items), BATCH):
+        batch = {param: list(items[i : i + BATCH])}
         for row in store.read(
-            "derived/clauses_naming",
-            tenant=tenant,
-            ids=list(ids[i : i + BATCH]),
-            k=PAIR_CAP,
-            fetch=fetch,
-            floor=(1.0 + PAIR_FLOOR) / 2.0,
+            statement, tenant=tenant, k=PAIR_CAP, fetch=fetch, floor=(1.0 + PAIR_FLOOR) / 2.0, **batch
         ):
             out[row["id"]] = list(row["near"])
     return out
+
+
+def _clauses_naming(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, list[str]]:
+    """For each memory of ``ids``, the memories whose stored cause clause is at least :data:`PAIR_FLOOR` alike to
+    it (the memory_clause_embedding index)."""
+    return _index_neighbours(store, "derived/clauses_naming", tenant, "ids", ids, filtered_fetch=2 * PAIR_CAP)
 
 
 def _store_clauses(store: Store, tenant: str, clauses: dict[str, Any]) -> None:
@@ -359,20 +365,8 @@ def _store_clauses(store: Store, tenant: str, clauses: dict[str, Any]) -> None:
 
 
 def _near_clause_by_index(store: Store, tenant: str, clauses: dict[str, Any]) -> dict[str, list[str]]:
-    fetch = PAIR_CAP if store.server_info().filtered_vector_search else FETCH
     queries = [{"id": i, "vector": [float(x) for x in v]} for i, v in sorted(clauses.items())]
-    out: dict[str, list[str]] = {}
-    for j in range(0, len(queries), BATCH):
-        for row in store.read(
-            "derived/cause_clause_neighbors",
-            tenant=tenant,
-            queries=queries[j : j + BATCH],
-            k=PAIR_CAP,
-            fetch=fetch,
-            floor=(1.0 + PAIR_FLOOR) / 2.0,
-        ):
-            out[row["id"]] = list(row["near"])
-    return out
+    return _index_neighbours(store, "derived/cause_clause_neighbors", tenant, "queries", queries)
 
 
 def _near_in_memory(sides: Sequence[Side]) -> dict[str, list[str]]:
@@ -399,19 +393,7 @@ def _near_in_memory(sides: Sequence[Side]) -> dict[str, list[str]]:
 
 
 def _near_by_index(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, list[str]]:
-    fetch = PAIR_CAP if store.server_info().filtered_vector_search else FETCH
-    out: dict[str, list[str]] = {}
-    for i in range(0, len(ids), BATCH):
-        for row in store.read(
-            "derived/cause_neighbors",
-            tenant=tenant,
-            ids=list(ids[i : i + BATCH]),
-            k=PAIR_CAP,
-            fetch=fetch,
-            floor=(1.0 + PAIR_FLOOR) / 2.0,
-        ):
-            out[row["id"]] = list(row["near"])
-    return out
+    return _index_neighbours(store, "derived/cause_neighbors", tenant, "ids", ids)
 
 
 def infer(
@@ -522,15 +504,9 @@ def run(store: Store, embedder: Embedder, tenant: str, ids: Sequence[str]) -> in
 
 def unchecked(store: Store, tenant: str, ids: Sequence[str]) -> list[str]:
     """Of ``ids``, the records this version of the pass has not read (a run killed after its write)."""
-    out: list[str] = []
-    for i in range(0, len(ids), 5000):
-        out += [
-            r["id"]
-            for r in store.read(
-                "derived/causes_unchecked", tenant=tenant, ids=list(ids[i : i + 5000]), transform=TRANSFORM_VERSION
-            )
-        ]
-    return out
+    from .supersession import unread
+
+    return unread(store, "derived/causes_unchecked", tenant, ids, TRANSFORM_VERSION)
 
 
 def rebuild(store: Store, embedder: Embedder, tenant: str) -> dict[str, Any]:

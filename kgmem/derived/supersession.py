@@ -700,14 +700,15 @@ def run(
 
 def unchecked(store: Store, tenant: str, ids: Sequence[str]) -> list[str]:
     """Of ``ids``, the records this version of the pass has not read (a run killed after its write)."""
+    return unread(store, "derived/unchecked_ids", tenant, ids, TRANSFORM_VERSION)
+
+
+def unread(store: Store, statement: str, tenant: str, ids: Sequence[str], transform: str) -> list[str]:
+    """Of ``ids``, those ``statement`` says a derived pass of version ``transform`` has not read (its mark on the
+    memory differs): what a re-run of an interrupted ingest completes. Shared by the passes that mark."""
     out: list[str] = []
     for i in range(0, len(ids), 5000):
-        out += [
-            r["id"]
-            for r in store.read(
-                "derived/unchecked_ids", tenant=tenant, ids=list(ids[i : i + 5000]), transform=TRANSFORM_VERSION
-            )
-        ]
+        out += [r["id"] for r in store.read(statement, tenant=tenant, ids=list(ids[i : i + 5000]), transform=transform)]
     return out
 
 
