@@ -43,7 +43,7 @@ def _install_capture() -> None:
 
     original = rc.judge
 
-    def judge(hits, q, got, plain, entity_keys, opts, model=None, *, reach):  # noqa: ANN001
+    def judge(hits, q, got, plain, entity_keys, opts, model=None, *, where):  # noqa: ANN001
         top_plain = sorted(plain.items(), key=lambda kv: -kv[1])[:60]
         _CAPTURED.append(
             {
@@ -69,7 +69,7 @@ def _install_capture() -> None:
                 "at": got.filters.at.isoformat() if got.filters.at else None,
             }
         )
-        out = original(hits, q, got, plain, entity_keys, opts, model, reach=reach)
+        out = original(hits, q, got, plain, entity_keys, opts, model, where=where)
         _CAPTURED[-1]["hits"] = [
             {
                 "id": h.id,

@@ -15,12 +15,15 @@ to") keeps the plain ranking: an inferred edge re-ranks, it never filters, so th
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 from ..derived.change_cues import IMPLICATIONS
+from ..logit import Logit, shipped_json
 from .fusion import Fused
 
 # the present, said outright: wins over any past-tense word in the same question
@@ -59,6 +62,79 @@ def asks_what_a_rule_retires(question: str, link: Mapping[str, object]) -> bool:
         c.strip()[len("implies:") :] for c in str(link.get("cue") or "").split(",") if c.strip().startswith("implies:")
     ]
     return any(name in names and retired.search(question) for name, _trigger, retired in IMPLICATIONS)
+
+
+# ---------------------------------------------------------------------------- which inferred links count
+
+# The question's ranking before the currency step that the gate reads: the first GATE_WINDOW memories of the
+# fused ranking (recall's candidates for ten hits).
+GATE_WINDOW = 20
+REACH = 3  # without a gate model: a link inferred from words counts when its newer memory is one of the first 3
+GATE_FEATURES = ("confidence", "old_length", "new_score", "old_score", "new_rank", "old_rank")
+GATE_FILE = "currency_gate.json"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where the question itself put each memory before the currency step: its fused score as a share of the
+    best one and its 1-based place, for the first :data:`GATE_WINDOW` of the fused ranking."""
+
+    share: Mapping[str, float]
+    place: Mapping[str, int]
+
+    def reach(self) -> set[str]:
+        return {i for i, p in self.place.items() if p <= REACH}
+
+
+def standing(fused: Sequence[Fused]) -> Standing:
+    top = fused[:GATE_WINDOW]
+    best = top[0].score if top and top[0].score > 0 else 1.0
+    return Standing({f.id: f.score / best for f in top}, {f.id: n for n, f in enumerate(top, 1)})
+
+
+def gate_features(confidence: float, old_text: str, new: str, old: str, where: Standing) -> dict[str, float]:
+    """What the gate reads of an inferred link ``new`` → ``old`` for one question: the link's confidence, the
+    length of the retired memory (a long note holds several facts, most of which the newer one does not
+    change), and where the question put each of the two (share of the best score, 1 / place; 0 outside the
+    window)."""
+    return {
+        "confidence": float(confidence),
+        "old_length": math.log(1 + len(old_text or "")),
+        "new_score": where.share.get(new, 0.0),
+        "old_score": where.share.get(old, 0.0),
+        "new_rank": 1.0 / where.place[new] if new in where.place else 0.0,
+        "old_rank": 1.0 / where.place[old] if old in where.place else 0.0,
+    }
+
+
+@lru_cache(maxsize=1)
+def gate_model() -> Logit | None:
+    """The gate shipped in ``kgmem/data/currency_gate.json`` (``scripts/fit_currency_gate.py``), its feature
+    names checked against :data:`GATE_FEATURES`; None without the file (the :data:`REACH` rule then)."""
+    text = shipped_json(GATE_FILE)
+    if text is None:
+        return None
+    model = Logit(**Logit.read_fields(json.loads(text)))
+    if tuple(model.features) != GATE_FEATURES:
+        raise ValueError(f"currency gate features {list(model.features)} are not kgmem's {list(GATE_FEATURES)}")
+    return model
+
+
+def link_counts(link: Mapping[str, object], old: str, old_text: str, where: Standing, question: str = "") -> bool:
+    """Whether an inferred link (a ``superseded_by`` entry of ``old``) re-ranks for this question: a link of the
+    implications table when the question names what it retires (:func:`asks_what_a_rule_retires`); any other by
+    the shipped gate over :func:`gate_features` (a retirement by words counts where the question is about what
+    changed, not about another fact the older note also holds), or, without one, when its newer memory is
+    among the question's first :data:`REACH`."""
+    if asks_what_a_rule_retires(question, link):
+        return True
+    new = str(link["id"])
+    model = gate_model()
+    if model is None:
+        return new in where.reach()
+    conf = link.get("confidence")
+    values = gate_features(float(conf) if isinstance(conf, (int, float)) else 1.0, old_text, new, old, where)
+    return model.probability(values) >= model.threshold
 
 
 def newest(memory: str, retired_by: Mapping[str, Sequence[str]]) -> tuple[str, int]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Iterator, Sequence
-from collections.abc import Set as AbstractSet
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -195,7 +194,7 @@ def recall(
     r = rank(store, embedder, query, filters, ranking_text, opts, clock)
     q, got, hits = r.q, r.got, r.hits
     with clock.step("confidence_ms"):
-        verdict = judge(hits, q, got, r.plain, r.entity_keys, opts, reach=reach_of(r.fused))
+        verdict = judge(hits, q, got, r.plain, r.entity_keys, opts, where=currency.standing(r.fused))
     if opts.expand > 0 and hits:
         with clock.step("context_ms"):
             attach_context(store, got.filters.tenant, hits, opts.expand)
@@ -412,33 +411,22 @@ def select(
     pool = read_pool(got.details, plain, unread=True) if plain is not None else []
     read_details(store, q, got, [f.id for f in top], entity_keys, pool)
     if present(q, got, opts):
-        top = current_first(store, q, top, got, entity_keys)
+        top = current_first(store, q, top, got, entity_keys, currency.standing(fused))
     return collapse(top, got.details, got.filters, opts)
 
 
 def counted_retirements(
-    hit: Hit, q: Question, got: Gathered, reach: AbstractSet[str], opts: RecallOptions
+    hit: Hit, q: Question, got: Gathered, where: currency.Standing, opts: RecallOptions
 ) -> list[dict[str, Any]]:
     """The retirements of ``hit`` that count for this question, best first, under the ranking's own rule
-    (:func:`retirements`: a link inferred from words counts when the memory that made it is within ``reach``);
+    (:func:`retirements`: a link inferred from words counts where it bears on the question, ``where`` it put the
+    two memories);
     none unless the question is about the present. A newer turn that says nothing the question brought near
     the top does not make the answer stale."""
     if not hit.retired or not present(q, got, opts):
         return []
-    counted = set(retirements(got.details, [hit.id], reach, q.text).get(hit.id, ()))
+    counted = set(retirements(got.details, [hit.id], where, q.text).get(hit.id, ()))
     return [r for r in hit.retired if r["id"] in counted]
-
-
-REACH = 3  # the question's own best memories, before the currency step: an inferred link from one of them counts
-
-
-def reach_of(fused: Sequence[Fused]) -> set[str]:
-    """The memories the question itself ranks best (the first :data:`REACH` of the fused ranking, before the
-    currency step): a link inferred from words counts for the question only when the memory that made it is
-    one of them (:func:`retirements`). A note that retires another by words about something else ("Polar Mech
-    replaced the walk-in door gasket" and the contractor's phone numbers) does not lift itself above what the
-    question asks for."""
-    return {f.id for f in fused[:REACH]}
 
 
 def near_top(fused: list[Fused], opts: RecallOptions) -> list[Fused]:
@@ -447,19 +435,20 @@ def near_top(fused: list[Fused], opts: RecallOptions) -> list[Fused]:
 
 
 def retirements(
-    details: dict[str, dict[str, Any]], ids: list[str], reach: AbstractSet[str], question: str = ""
+    details: dict[str, dict[str, Any]], ids: list[str], where: currency.Standing, question: str = ""
 ) -> dict[str, list[str]]:
     """Per memory of ``ids``, the memories that retired it (its hit map's ``superseded_by``), best first: a
-    slot's version chain always; an inferred link from a memory in ``reach`` (one the question itself brought
-    near the top: a link inferred from words re-ranks what the question is about, nothing else), or a link of
-    the implications table when the question names what it retires
-    (:func:`~kgmem.query.currency.asks_what_a_rule_retires`: "went vegan" shares no word with "steak")."""
+    slot's version chain always; a link inferred from words where it bears on this question
+    (:func:`~kgmem.query.currency.link_counts`: where the question put the two memories, the link's confidence
+    and how much the older one holds — a note about something else does not lift itself above what was
+    asked)."""
     out: dict[str, list[str]] = {}
     for i in ids:
+        detail = details.get(i) or {}
         by = [
             s
-            for s in retiring_order((details.get(i) or {}).get("superseded_by") or [])
-            if not s.get("inferred") or s["id"] in reach or currency.asks_what_a_rule_retires(question, s)
+            for s in retiring_order(detail.get("superseded_by") or [])
+            if not s.get("inferred") or currency.link_counts(s, i, str(detail.get("text") or ""), where, question)
         ]
         if by:
             out[i] = [s["id"] for s in by]
@@ -467,13 +456,18 @@ def retirements(
 
 
 def current_first(
-    store: Store, q: Question, top: list[Fused], got: Gathered, entity_keys: list[str], rounds: int = 3
+    store: Store,
+    q: Question,
+    top: list[Fused],
+    got: Gathered,
+    entity_keys: list[str],
+    where: currency.Standing,
+    rounds: int = 3,
 ) -> list[Fused]:
     """Rank each retired memory below the memory that retired it (:func:`kgmem.query.currency.retire`),
     reading the hit maps of the newer memories the candidates did not bring (a slot chain a few steps long)."""
-    reach = reach_of(top)
     for _ in range(rounds):
-        retired_by = retirements(got.details, [f.id for f in top], reach, q.text)
+        retired_by = retirements(got.details, [f.id for f in top], where, q.text)
         retired_by.update(repeats_of_retired(got.details, [f.id for f in top], retired_by))
         if not retired_by:
             return top
@@ -550,7 +544,7 @@ def judge(
     opts: RecallOptions,
     model: confidence.ConfidenceModel | None = None,
     *,
-    reach: AbstractSet[str],
+    where: currency.Standing,
 ) -> Verdict:
     """Judge every hit by the hand policy, then let the learned confidence (the shipped model unless
     ``opts.learned`` is false) decide the answer; sets each hit's ``confident``."""
@@ -567,7 +561,7 @@ def judge(
         mentions,
         bool(hits) and bool(q.identifiers) and bool(q.identifiers & identifier_tokens(hits[0].text)),
     )
-    stale = counted_retirements(hits[0], q, got, reach, opts) if hits else []
+    stale = counted_retirements(hits[0], q, got, where, opts) if hits else []
     read_ids = read_pool(got.details, plain)
     read = [got.details[i]["text"] for i in read_ids]
     read_names = [names_of(got.details[i]) for i in read_ids]

@@ -11,6 +11,7 @@ import pytest
 
 from kgmem.errors import InputError
 from kgmem.query import channels as ch
+from kgmem.query import currency
 from kgmem.query import recall as rc
 from kgmem.query.abstain import AbstainPolicy
 from kgmem.query.confidence import FEATURES, ConfidenceModel
@@ -353,14 +354,14 @@ def _hits(sims, texts=None):
 def test_judge_lets_the_learned_model_decide_the_answer():
     q = Question.from_vector("q", "q", [0.0])
     got = rc.Gathered({"vector": ch.Candidates("vector", ["h0", "h1"], [0.3, 0.2])}, {}, Filters("t"))
-    no = rc.judge(_hits([0.3, 0.2]), q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -3.0), reach=set())
+    no = rc.judge(_hits([0.3, 0.2]), q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -3.0), where=near())
     assert no.abstained and no.probability is not None and no.probability < 0.5 and "learned" in (no.reason or "")
     hits = _hits([0.3, 0.2])
-    yes = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, 3.0), reach=set())
+    yes = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, 3.0), where=near())
     assert not yes.abstained and hits[0].confident and not hits[1].confident
 
 
-def test_judge_counts_a_retirement_by_words_only_when_what_retired_it_is_within_reach():
+def test_judge_counts_a_retirement_by_words_only_when_what_retired_it_is_within_reach(reach_rule):
     """A best hit retired by an inferred link is declined as stale only when the memory that retired it is
     among the candidates the question brought near the top (the ranking's own rule): a newer chat turn about
     something else does not make the answer stale. A slot's version chain always counts."""
@@ -372,15 +373,15 @@ def test_judge_counts_a_retirement_by_words_only_when_what_retired_it_is_within_
         hits[0].retired, hits[0].superseded_by = [{**edge, "inferred": inferred}], ["n1"]
         details = {"h0": {"text": hits[0].text, "superseded_by": [{**edge, "inferred": inferred}]}}
         got = rc.Gathered({"vector": ch.Candidates("vector", ["h0", "h1"], [0.6, 0.2])}, details, Filters("t"))
-        return rc.judge(hits, q, got, {"h0": 0.6}, [], rc.RecallOptions(), model=_model(0.5, 3.0), reach=reach)
+        return rc.judge(hits, q, got, {"h0": 0.6}, [], rc.RecallOptions(), model=_model(0.5, 3.0), where=near(*reach))
 
-    far = verdict({"h0", "h1"})
+    far = verdict(["h0", "h1"])
     assert not far.abstained and far.probability is not None and far.probability > 0.9
     assert far.features["retired"] == 0.0
-    near = verdict({"h0", "h1", "n1"})
-    assert near.abstained and near.reason == "not confident: the best hit was retired by 'n1'"
-    assert near.probability is not None and near.probability < 0.05 and near.features["retired"] == 1.0
-    chain = verdict({"h0", "h1"}, inferred=False)
+    close = verdict(["h0", "h1", "n1"])
+    assert close.abstained and close.reason == "not confident: the best hit was retired by 'n1'"
+    assert close.probability is not None and close.probability < 0.05 and close.features["retired"] == 1.0
+    chain = verdict(["h0", "h1"], inferred=False)
     assert chain.abstained and "retired by 'n1'" in (chain.reason or "")
 
 
@@ -389,9 +390,9 @@ def test_judge_keeps_an_exact_token_decisive_and_abstains_on_nothing():
     hits = _hits([0.1], ["error zx9q on upload"])
     hits[0].channels = {"keyword": 1}
     got = rc.Gathered({"keyword": ch.Candidates("keyword", ["h0"], [3.0])}, {}, Filters("t"))
-    verdict = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -9.0), reach=set())
+    verdict = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -9.0), where=near())
     assert not verdict.abstained and verdict.features["exact_token"] == 1.0
-    empty = rc.judge([], q, got, {}, [], rc.RecallOptions(learned=False, policy=AbstainPolicy()), reach=set())
+    empty = rc.judge([], q, got, {}, [], rc.RecallOptions(learned=False, policy=AbstainPolicy()), where=near())
     assert empty.abstained and empty.probability is None
 
 
@@ -425,7 +426,19 @@ def test_a_window_with_nothing_eligible_is_ranked_without_it(monkeypatch):
     assert got.note and "last week" in got.note and got.filters.time_use == "rank-fallback"
 
 
-def test_a_rule_link_retires_when_the_question_names_what_the_rule_retires():
+def near(*ids: str) -> currency.Standing:
+    """The standing of a ranking whose first memories are ``ids`` (the question brought them near the top)."""
+    return currency.standing([Fused(i, 1.0 - n / 10, {}) for n, i in enumerate(ids)])
+
+
+@pytest.fixture
+def reach_rule(monkeypatch):
+    """Recall without the shipped gate: a link inferred from words counts when its newer memory is among the
+    question's first three (what the gate replaces; the gate itself is tested in test_currency_gate.py)."""
+    monkeypatch.setattr(currency, "gate_model", lambda: None)
+
+
+def test_a_rule_link_retires_when_the_question_names_what_the_rule_retires(reach_rule):
     details = {
         "steak": {
             "superseded_by": [
@@ -435,14 +448,14 @@ def test_a_rule_link_retires_when_the_question_names_what_the_rule_retires():
         "tea": {"superseded_by": [{"id": "coffee", "confidence": 0.97, "inferred": True, "by": "model"}]},
         "home": {"superseded_by": [{"id": "home2", "confidence": 1.0, "inferred": False}]},
     }
-    reach = {"steak", "tea", "home"}
+    reach = near("steak", "tea", "home")
     out = rc.retirements(details, ["steak", "tea", "home"], reach, "Do I still like steak?")
     # "went vegan" shares no word with "steak": the implications table stands for a question about meat; a
     # model link needs the question to have brought its newer memory near the top; a version chain always stands
     assert out == {"steak": ["vegan"], "home": ["home2"]}
     # a question that names nothing the implication retires: the rule link waits for the question to reach it
     assert rc.retirements(details, ["steak"], reach, "What do I cook on Sundays?") == {}
-    assert rc.retirements(details, ["tea"], reach={"tea", "coffee"}) == {"tea": ["coffee"]}
+    assert rc.retirements(details, ["tea"], near("tea", "coffee")) == {"tea": ["coffee"]}
 
 
 def test_a_fact_compiled_from_a_retired_memory_is_retired_with_it():
