@@ -28,7 +28,7 @@ from ..store import Store, Tx
 TRANSFORM_VERSION = "context/v1"
 # the properties this layer writes on :Memory (derived: never exported, recomputed on import and rebuild)
 PROPERTIES = ("context_text", "window_text", "context_embedding", "wide_embedding")
-PREV_WEIGHT = 1.0  # plain sum: measured better than 0.5 on the development conversations
+PREV_WEIGHT = 1.0  # plain sum: better than 0.5 on the development conversations
 GAP_SECONDS = 3600  # neighbours further apart than this (per NEXT step) are not the same exchange
 _CHUNK = 2000
 

@@ -83,10 +83,7 @@ class Candidates:
 def first_fetch(state: RuntimeState, tenant: str, channel: str, depth: int) -> int:
     """How many index candidates to ask for so that ``depth`` survive the filters in one round trip, from the
     share that survived last time (a tenant that is 5 % of the index needs ~20×), with 30 % to spare. A tenant
-    whose candidates all survive (Neo4j 2026.x filters the vector index by tenant) asks for 1.3 × ``depth``:
-    not 2 × as before 2026-12-06 — [F] 10k speed corpus p50 −0.5 to −1.1 ms and less server time, [E] LoCoMo
-    dev frac@10 0.7868 → 0.7859 (the approximate search's top ``depth`` of a smaller fetch), updates-dev and the
-    retrieval fixtures unchanged."""
+    whose candidates all survive (Neo4j 2026.x filters the vector index by tenant) asks for 1.3 × ``depth``."""
     share = state.share(tenant, channel)
     if share is None:
         share = DEFAULT_SHARE
@@ -109,9 +106,8 @@ def search_size(store: Store, tenant: str, v_fetch: int) -> int:
     tenant (:func:`kgmem.query.own_keywords.small_size`) on a server that filters the index by tenant, every one
     of its vectors (:data:`MAX_FETCH`, above any small tenant's size) — when no more memories pass the index's
     filter than are asked for, Lucene scores each of them instead of walking the HNSW graph, so the nearest are
-    exact and do not depend on what else the index holds. Alone in a fresh index, the graph's approximate search
-    found a different 50 nearest for 3 of 50 questions of a 1k tenant of the speed corpus than beside 100k other
-    memories, where the filter already made the search exact ([F], 2026-12-06)."""
+    exact and do not depend on what else the index holds (alone in a fresh index, the graph's approximate
+    search can find other nearest than beside many other tenants' memories, where the filter makes it exact)."""
     if not store.server_info().filtered_vector_search or own_keywords.small_size(store, tenant) is None:
         return v_fetch
     return MAX_FETCH  # first_fetch never asks for more

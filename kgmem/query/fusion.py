@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 from ..config import DEFAULT_RRF_K
 
 # k = 10, not the usual 60: with seven channels, k = 60 flattens the fusion (a memory ranked 1st by one
-# channel barely beats one ranked 30th by two); measured on the development conversations (docs/benchmarks.md).
+# channel barely beats one ranked 30th by two); chosen on the development conversations (docs/benchmarks.md).
 DEFAULT_K = DEFAULT_RRF_K  # the value lives in kgmem.config (the API's signatures read it without this module)
 # boosts added to a fused score, in the units of 1 / (k + rank): 0.2 is about twice a rank-1 channel's share
 ENTITY_BOOST = 0.2

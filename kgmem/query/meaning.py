@@ -18,15 +18,8 @@ The ranking signals (:mod:`kgmem.query.confidence`) say how well a memory *match
 * **the best hit** — whether it is itself a question (a chat turn that asks is rarely the evidence), how much it
   says, whether a newer memory **retired** it.
 
-Tried and left out (LoCoMo development half, AUC alone, answerable vs adversarial): the answer type (a how-many
-question wants a number, a where-question a place …) 0.50; whether the named person is in the best hit 0.51 (the
-entity boost puts them there either way); the share of the 3 rarest topic words in the named person's own words
-0.73 alone but +0.00 to the model; the rarest word in the best hit 0.61 alone, −0.01 to the model; the cosine
-margin between the named speaker's turns and the others' 0.54; a note's own-sentence names −0.02; the coverage
-of the topic by all the memories read together ("the tunnel toll": the tunnel is there, the toll is not) took a
-coefficient of the sign opposite to its meaning beside the best single memory's coverage (2026-12-04). Computed but
-not read by the shipped model (their coefficient came out with the sign opposite to their meaning, collinear with
-the others): coverage in the best hit and in the top 3, the topic's best hit by the person named.
+Features tried and left out, and those computed but not read by the shipped model, are listed with their
+figures in CHANGELOG's benchmark log.
 
 The inverse document frequencies ship in ``kgmem/data/idf.json`` (built by ``scripts/build_idf.py`` from
 licence-clean text: WikiWhy's causes and effects (MIT), kgmem's fixtures, updates-dev (CC0) and the template

@@ -15,8 +15,7 @@ A tenant's top 10 is then the same whatever else the database holds.
 
 The statistics are built once per tenant and version (``recall/tenant_version``: how many memories, when the
 last was recorded) and kept by the store (``store.runtime``); a write to the tenant changes the version and the
-next recall rebuilds them (the analysed texts are cached, so a rebuild after a small write costs about 25 ms
-for 600 memories). What changes no version — a ``rebuild`` that rewrites the derived contexts, a consolidation
+next recall rebuilds them (the analysed texts are cached, so a rebuild after a small write is cheap). What changes no version — a ``rebuild`` that rewrites the derived contexts, a consolidation
 that marks memories merged (the rule still drops them) — is read at the next write, or by a new process. A bigger tenant keeps Lucene (each of its queries re-checks its size every
 :data:`RECHECK` queries).
 """

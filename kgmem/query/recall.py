@@ -43,17 +43,8 @@ from .question import Keys, Question, keys_of, padded_key
 
 CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
 CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "context_keyword", "window_keyword")
-# the channels recall runs unless told: all of them. ``context_vector`` was left out for a while (2026-12-04): on
-# LoCoMo's development half frac@10 was 0.781 with and without it, recall p50 65 → 55 ms — but without it
-# updates-dev's as-of questions found the version valid then first for 40 of 55 instead of 46 (it came second,
-# behind another note of the same stream: "Marcus Bell: BMI 31.2" above his smoking history), and the retrieval
-# fixtures' confidently wrong rose 5 → 6 of 94; a channel is judged on every data set, not one. Without
-# wide_vector LoCoMo gave 0.778, context_keyword 0.763, window_keyword 0.759, all four context channels 0.677.
-# Again on 2026-12-05, each default channel left out in turn on the same LoCoMo questions (one process, frac@10
-# 0.7862 with all seven): keyword 0.7757, entity 0.7522, context_vector 0.7849, wide_vector 0.7845,
-# context_keyword 0.7669, window_keyword 0.7629, both context vectors 0.7669; the cheapest loss, wide_vector,
-# also took updates-dev's as-of questions 46 → 40 of 55 found first and its fixtures' "now" 6 → 4 of 12. Every
-# channel pays on some data set, so all seven stay (a channel alone costs 2–4 ms at 100k: the speed bench).
+# the channels recall runs unless told: all of them. Each was left out in turn on the development conversations
+# and update sets; every one pays on some data set (the figures are in CHANGELOG's benchmark log).
 DEFAULT_CHANNELS = CHANNELS
 TRANSFORM_VERSION = "recall/v2"
 STATEMENTS = ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword", "recall/entity")
@@ -68,8 +59,8 @@ class RecallOptions:
     expand: int = 0  # NEXT neighbours (each side) attached to each hit as context
     channels: tuple[str, ...] = DEFAULT_CHANNELS
     # per-channel RRF weights (1.0 unless named): the entity channel brings its candidates in but its rank adds
-    # nothing — the entity boost carries "mentions who is asked about" (on the development conversations the
-    # channel's rank on top of the boost cost 0.02 frac@10; on the fixtures it changed one answer)
+    # nothing — the entity boost carries "mentions who is asked about" (its rank on top of the boost cost recall
+    # on the development conversations)
     weights: tuple[tuple[str, float], ...] = (("entity", 0.0),)
     entity_boost: float = ENTITY_BOOST  # added to the fused score of hits mentioning the question's entities
     time_boost: float = TIME_BOOST  # added to the fused score of hits inside a time phrase's ranking window
@@ -619,7 +610,7 @@ def judge(
 
 def codes_absent(q: Question, read: list[str]) -> list[str]:
     """The codes the question names (``zx7k``) that none of the texts read contains (the texts are tokenised only
-    when the question names one: 0.25 ms per recall otherwise)."""
+    when the question names one)."""
     if not (read and q.identifiers):
         return []
     return sorted(q.identifiers - set().union(*(identifier_tokens(t) for t in read)))
@@ -682,8 +673,8 @@ def topic_similarity(detail: dict[str, Any]) -> float | None:
 
 def mentioned(detail: dict[str, Any], entity_keys: Sequence[str]) -> set[str]:
     """Which of the question's entities a candidate mentions: by the graph, or written in its text unless the
-    text opens like a chat turn (``"Name: …"``: a name in a turn mostly addresses the other speaker; on LoCoMo's
-    development chats counting those cost 0.03 frac@10)."""
+    text opens like a chat turn (``"Name: …"``: a name in a turn mostly addresses the other speaker; counting
+    those cost recall on the development chats)."""
     if not entity_keys:
         return set()
     graph = detail.get("mentions") or ()
@@ -704,8 +695,7 @@ def _written_in(text: str, keys: tuple[str, ...]) -> frozenset[str]:
 def _text_key(text: str) -> str | None:
     """A candidate's text as the entity matcher reads it (:func:`padded_key`: the key's words, whole, in the text's
     key), None for a chat turn. Cached by text alone: the same candidates come back question after question, each
-    asking for other entities (cached with the entities, the speed corpus' questions, each naming its own host,
-    missed for ~100 candidates a recall, 1.7 of recall's 28 ms at 10k)."""
+    asking for other entities (a cache keyed by the entities too would miss on almost every question)."""
     return None if meaning.speaker(text) is not None else padded_key(text)
 
 

@@ -248,7 +248,7 @@ _FLAGS = re.IGNORECASE
 
 
 class _LazyRx:
-    """A pattern compiled on first use: the module's thirty phrase patterns cost ~60 ms to compile, which a
+    """A pattern compiled on first use: compiling the module's thirty phrase patterns takes time that a
     command that never parses a time phrase (``kgmem now``) should not pay at import."""
 
     def __init__(self, pattern: str):

@@ -34,13 +34,10 @@ SYMPTOM_MARGIN = 0.15
 SYMPTOM_CANDIDATES = 10
 # the channels that find the symptom: the memory's own vector, its words, the entities it names and the words of
 # its exchange (window_keyword: a symptom told over two turns) — not the stream-context vectors and the context
-# words, which rank chat turns read in their context. WikiWhy (2,000 why-questions, one process, 2026-12-04):
-# top-1 1,986 with recall's six default channels, 1,984 with these four, 1,975 without window_keyword (8
-# abstentions instead of 4); why p50 on a synthetic 10k tenant, interleaved: 26.4 → 18.8 ms.
+# words, which rank chat turns read in their context (on WikiWhy as good as all the channels, and faster).
 SYMPTOM_CHANNELS = ("vector", "keyword", "entity", "window_keyword")
 # candidates each of those channels brings into fusion (recall's 50 ranks a pool for the confidence; the symptom
-# is one of the best ten). WikiWhy (2,000 questions over its 18,800 memories, each asked at both depths in turn,
-# 2026-12-05): top-1 1,984 at 50 and at 20, abstained 4 and 5, why p50 20.3 → 17.4 ms.
+# is one of the best ten, which 20 per channel find as well as 50, and sooner).
 SYMPTOM_DEPTH = 20
 # a cause read past the question's hits, from the records near the last one of a chain, needs this likelihood
 # (more than the hits need: nothing the question asked brought it)
