@@ -221,10 +221,6 @@ def export_dir() -> Path:
     return cache_dir() / f"onnx-{cache_key()}"
 
 
-def model_path() -> Path:
-    return export_dir() / "model.onnx"
-
-
 def read_meta(directory: Path | None = None) -> dict | None:
     try:
         return json.loads(((directory or export_dir()) / "meta.json").read_text(encoding="utf-8"))

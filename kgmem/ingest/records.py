@@ -161,17 +161,6 @@ class Record:
         return self.subject is not None
 
 
-@dataclass
-class LineError:
-    line: int | None
-    error: str
-    field: str | None = None
-    id: str | None = None
-
-    def to_dict(self) -> dict:
-        return {"line": self.line, "error": self.error}
-
-
 def _str(obj: dict, name: str, line: int | None, *, required: bool = False, max_len: int | None = None) -> str | None:
     value = obj.get(name)
     if value is None:
