@@ -6,7 +6,9 @@ data — only what kgmem may ship coefficients from: causes-dev (written for thi
 ``../shared/datasets/causes-dev``) and kgmem's own fixtures/causal (incidents told in words, and the
 distractors as negatives). Each case's memories are paired with each other (and each with itself): a pair is
 positive when a question names it (``effect`` → each id of ``cause``, each link of a ``chain``, an incident's
-chain), negative otherwise. No database: the texts are embedded here.
+chain), negative otherwise — but a memory's pair with itself only where a question asks why that memory happened
+(elsewhere nothing says whether a note with a cause clause states its own cause). No database: the texts are
+embedded here.
 
 Figures are those of held-out folds, grouped by case (5 folds): the pairs' AUC, precision and recall at the link
 threshold, and each causes-dev question answered the way ``why`` answers it
@@ -124,8 +126,14 @@ def collect(all_cases: list[dict]) -> tuple[list[dict], dict[str, Any]]:
         ss = [cc.Side(m["id"], m["text"], _time(m["at"]), vec[m["text"]]) for m in c["memories"]]
         for s in ss:
             sides[s.id] = s
+        # a memory's pair with itself ("it states its own cause") is labelled only where a question asks why that
+        # memory happened: elsewhere a note with a cause clause may well state its own cause, and nothing says
+        # whether it does (the questions name only the causes they ask about)
+        asked = {q["effect"] for q in c["questions"]} | {a for a, _b in c["positives"]}
         for e in ss:
             for k in ss:
+                if e.id == k.id and e.id not in asked:
+                    continue
                 x = cc.pair_features(e, k, vec)
                 pairs.append(
                     {
