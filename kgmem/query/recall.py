@@ -46,6 +46,7 @@ CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "con
 # the channels recall runs unless told: all of them. Each was left out in turn on the development conversations
 # and update sets; every one pays on some data set (the figures are in CHANGELOG's benchmark log).
 DEFAULT_CHANNELS = CHANNELS
+TIE_CHANNEL = "vector"  # an exact tie of fused scores goes to the memory the question's meaning ranks higher
 TRANSFORM_VERSION = "recall/v2"
 STATEMENTS = ("recall/candidates", "recall/vector", "recall/vector_exact", "recall/keyword", "recall/entity")
 
@@ -283,7 +284,9 @@ def gather(store: Store, q: Question, filters: Filters, opts: RecallOptions, ahe
 
 def fuse(found: dict[str, ch.Candidates], opts: RecallOptions) -> list[Fused]:
     """Reciprocal rank fusion of the channels' rankings, with the options' per-channel weights."""
-    return rrf({name: c.ids for name, c in found.items()}, k=opts.rrf_k, weights=dict(opts.weights) or None)
+    return rrf(
+        {name: c.ids for name, c in found.items()}, k=opts.rrf_k, weights=dict(opts.weights) or None, prefer=TIE_CHANNEL
+    )
 
 
 def boost_keys(found: dict[str, ch.Candidates], q: Question) -> list[str]:
@@ -329,7 +332,7 @@ def boost(
         return fused, plain
     if any(f.id not in got.details for f in fused):  # the channels ran one statement each (a time window):
         read_details(store, q, got, [], entity_keys, [f.id for f in fused])  # the small maps the boosts read
-    return add_bonuses(fused, bonuses(fused, got.details, entity_keys, got.filters, opts)), plain
+    return add_bonuses(fused, bonuses(fused, got.details, entity_keys, got.filters, opts), TIE_CHANNEL), plain
 
 
 def is_full(detail: dict[str, Any] | None) -> TypeGuard[dict[str, Any]]:

@@ -481,3 +481,12 @@ def test_ordinals_and_clock_times_are_not_codes():
         "5k",
         "77b",
     }
+
+
+def test_an_exact_tie_goes_to_the_preferred_channel_before_the_id():
+    """Two memories one channel ranks 1st and 2nd and another 2nd and 1st tie exactly (whatever order the
+    reciprocal ranks were summed in): the preferred channel's rank decides, not the id."""
+    rankings = {"vector": ["b", "a"], "keyword": ["a", "b"], "context_vector": ["b", "a"], "window_keyword": ["a", "b"]}
+    assert [f.id for f in rrf(rankings, k=10)] == ["a", "b"]  # no preference: the id
+    assert [f.id for f in rrf(rankings, k=10, prefer="vector")] == ["b", "a"]
+    assert [f.id for f in boost(rrf(rankings, k=10), {"z": 1.0}, prefer="vector")] == ["b", "a"]
