@@ -26,10 +26,8 @@ replayed from the recorded candidates (:func:`kgmem.query.currency.retire`, the 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import hashlib
 import json
-import re
 import sys
 import uuid
 from pathlib import Path
@@ -37,52 +35,44 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+from kgmem_bench import notes as N  # noqa: E402
+from kgmem_bench import supersession_fit as sf  # noqa: E402
+from kgmem_bench import updates as U  # noqa: E402
 
 MODEL_PATH = ROOT / "kgmem" / "data" / "currency_gate.json"
-DATA = ROOT.parent / "shared" / "datasets"
-SETS = {
-    "updates-dev": DATA / "updates-dev" / "updates-dev.json",
-    "updates-dev-2": DATA / "updates-dev-2" / "updates-dev-2.json",
-    "notes-dev": DATA / "notes-dev" / "notes-dev.json",
-}
+SETS = (U.DEV, U.DEV2, "notes-dev")  # three authors' sets, where the benches find them
 C, THRESHOLD, FOLDS = 1.0, 0.5, 5
-_FACT = re.compile(r"^(?P<m>.*)#f\d+$")
-
-
-def memory_of(i: str) -> str:
-    m = _FACT.match(i)
-    return m.group("m") if m else i
+memory_of = N.memory_of
 
 
 def tenants(name: str) -> list[dict]:
-    """One dict per tenant: key, records, questions (each with ``answer`` ids and ``at``) and the supersession
-    model its links are inferred with (None: the shipped one)."""
-    data = json.loads(SETS[name].read_text(encoding="utf-8"))
+    """One dict per tenant, read by the benches' own loaders: key, records, questions (each with ``answer`` ids,
+    ``at`` and the ``now`` the bench asks it at) and the supersession model its links are inferred with (the
+    updates bench's refit without the case's fold; None: the shipped one)."""
     if name == "notes-dev":
-        return [
-            {
-                "key": t["tenant"],
-                "records": [{"id": n["id"], "text": n["text"], "at": n["at"]} for n in t["notes"]],
-                "questions": [
-                    {"q": q["q"], "answer": q.get("answer", []), "at": q.get("at")}
-                    for q in t["questions"]
-                    if q["type"] not in ("changes", "unanswerable")
-                ],
-                "model": None,
-            }
-            for t in data["tenants"]
-        ]
-    from kgmem_bench import updates as U
-
-    models, _how = U.held_out_models(data, dataset=name)
+        out = []
+        for t in N.load_tenants(N._data_file(N.notes_path())):
+            records = [{"id": n["id"], "text": n["text"], "at": n["at"]} for n in t["notes"]]
+            now = N.asked_now(records)
+            questions = [
+                {"q": q["q"], "answer": q.get("answer", []), "at": q.get("at"), "now": None if q.get("at") else now}
+                for q in t["questions"]
+                if q["type"] not in ("changes", "unanswerable")
+            ]
+            out.append({"key": t["tenant"], "records": records, "questions": questions, "model": None})
+        return out
+    cases = U.load_cases(U._data_file(U.updates_path(name), name))
+    models, _how = U.held_out_models(cases, dataset=name)
     return [
         {
             "key": c["key"],
             "records": [{"id": m["id"], "text": m["text"], "at": m["at"]} for m in c["memories"]],
-            "questions": [{"q": q["q"], "answer": [q["current"]], "at": q.get("at")} for q in c["questions"]],
+            "questions": [
+                {"q": q["q"], "answer": [q["current"]], "at": q.get("at"), "now": None} for q in c["questions"]
+            ],
             "model": models.get(c["key"]),
         }
-        for c in data
+        for c in cases
     ]
 
 
@@ -102,10 +92,8 @@ def collect(name: str) -> list[dict]:
         try:
             report = mg.ingest(t["records"], infer_supersession=False)
             supersession.run(mg.store, tenant, report.ids, model=t["model"])
-            last = max(dt.datetime.fromisoformat(r["at"].replace("Z", "+00:00")) for r in t["records"])
-            now = last + dt.timedelta(days=1)
             for q in t["questions"]:
-                r = mg.recall(q["q"], k=10, explain=True, **({"at": q["at"]} if q["at"] else {"now": now}))
+                r = mg.recall(q["q"], k=10, explain=True, at=q["at"], now=q["now"])
                 ex = r.explain or {}
                 if not ex.get("currency", {}).get("about_the_present"):
                     continue
@@ -188,18 +176,12 @@ def reach_rule(link: dict) -> bool:
 
 def held_out(questions: list[dict]) -> dict[str, Any]:
     """First hits per set: the reach rule, and the gate on grouped folds and with each set left out."""
-    import random
-
     sets = list(SETS)
-    names = sorted({q["tenant"] for q in questions})
-    random.Random(7).shuffle(names)
-    fold_of = {n: i % FOLDS for i, n in enumerate(names)}
     folds: dict[str, int] = dict.fromkeys(sets, 0)
-    for k in range(FOLDS):
-        train = [q for q in questions if fold_of[q["tenant"]] != k]
-        model = fit(*rows_of(train)[:2])
+    for _train, test in sf.split({q["tenant"] for q in questions}, FOLDS):  # the supersession fit's folds
+        model = fit(*rows_of([q for q in questions if q["tenant"] not in test])[:2])
         for q in questions:
-            if fold_of[q["tenant"]] == k:
+            if q["tenant"] in test:
                 folds[q["set"]] += first_right(q, by_model(model))
     left_out: dict[str, int] = {}
     for s in sets:

@@ -130,7 +130,8 @@ class Verdict:
 @dataclass
 class Ranked:
     """Steps 1–4 of a recall: the question, the channels' candidates, the fused (boosted) ranking, every
-    candidate's unboosted score, the entities the boost was for, and the best hits (not judged yet)."""
+    candidate's unboosted score, the entities the boost was for, the best hits (not judged yet) and where the
+    question put each candidate before the currency step (what decides which inferred retirements count)."""
 
     q: Question
     got: Gathered
@@ -138,6 +139,7 @@ class Ranked:
     plain: dict[str, float]
     entity_keys: list[str]
     hits: list[Hit]
+    where: currency.Standing
 
 
 def rank(
@@ -167,8 +169,9 @@ def rank(
     with clock.step("boosts_ms"):
         fused, plain = boost(store, q, fused, got, entity_keys, opts)
     with clock.step("details_ms"):
-        hits = select(store, q, fused, got, entity_keys, opts, plain if pool else None)
-    return Ranked(q, got, fused, plain, entity_keys, hits)
+        where = currency.standing(fused)
+        hits = select(store, q, fused, got, entity_keys, opts, where, plain if pool else None)
+    return Ranked(q, got, fused, plain, entity_keys, hits, where)
 
 
 def recall(
@@ -186,7 +189,7 @@ def recall(
     r = rank(store, embedder, query, filters, ranking_text, opts, clock)
     q, got, hits = r.q, r.got, r.hits
     with clock.step("confidence_ms"):
-        verdict = judge(hits, q, got, r.plain, r.entity_keys, opts, where=currency.standing(r.fused))
+        verdict = judge(hits, q, got, r.plain, r.entity_keys, opts, where=r.where)
     if opts.expand > 0 and hits:
         with clock.step("context_ms"):
             attach_context(store, got.filters.tenant, hits, opts.expand)
@@ -395,6 +398,7 @@ def select(
     got: Gathered,
     entity_keys: list[str],
     opts: RecallOptions,
+    where: currency.Standing,
     plain: dict[str, float] | None = None,
 ) -> list[Hit]:
     """The best ``k`` hits of the fused ranking (read from ``2k`` candidates: repeats collapse); for a question
@@ -405,7 +409,7 @@ def select(
     pool = read_pool(got.details, plain, unread=True) if plain is not None else []
     read_details(store, q, got, [f.id for f in top], entity_keys, pool)
     if present(q, got, opts):
-        top = current_first(store, q, top, got, entity_keys, currency.standing(fused))
+        top = current_first(store, q, top, got, entity_keys, where)
     return collapse(top, got.details, got.filters, opts)
 
 
