@@ -299,8 +299,8 @@ _VALIDATORS: dict[str, Callable[[str], bool]] = {
 }
 # Multi-valued predicates whose objects are lists of short nouns: "peanuts and shellfish" is two values.
 _LIST_PREDICATES = frozenset({"allergy", "language", "pet", "hobby", "skill", "medication", "symptom", "child"})
-_LIST_SPLIT = re.compile(r"(?<!\s)\s*,\s*(?:and\s+|or\s+)?|(?<!\s)\s+(?:and|&|as\s+well\s+as)\s+", re.IGNORECASE)
-_COMMA_LIST_SPLIT = re.compile(r"(?<!\s)\s*,\s*(?:and\s+|or\s+)?|(?<!\s)\s+(?:and|&)\s+(?=[^,]*$)", re.IGNORECASE)
+_LIST_SPLIT = re.compile(r"(?:(?<!\s)\s*)?,\s*(?:and\s+|or\s+)?|(?<!\s)\s+(?:and|&|as\s+well\s+as)\s+", re.IGNORECASE)
+_COMMA_LIST_SPLIT = re.compile(r"(?:(?<!\s)\s*)?,\s*(?:and\s+|or\s+)?|(?<!\s)\s+(?:and|&)\s+(?=[^,]*$)", re.IGNORECASE)
 _EMPLOYER_NON_ORGS = frozenset(
     "home myself night nights weekends the moment a living free fun money it remote remotely".split()
 )
