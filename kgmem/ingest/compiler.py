@@ -668,11 +668,24 @@ _QUALIFIER = r"(?P<qual>(?:new|current|updated|latest|present|actual|real|main|p
 _PAST_QUALIFIER = re.compile(r"^(?:old|former|previous|ex|last|prior|original)\b", re.IGNORECASE)
 _PRED = r"(?P<pred>[a-z][\w-]*(?:\s+[\w-]+){0,4}?)"
 # How a possessive attribute is tied to its value; ``neg`` marks "is no longer" / "is not".
-_VERB = r"""(?:\s*(?P<contr>'s)|\s*[:=]|\s+(?P<neg>is\s+no\s+longer|are\s+no\s+longer|is\s+not|isn't|are\s+not|aren't)|
-        \s+(?:(?:has\s+|have\s+)?changed\s+from\s+.+?\s+to|is\s+now|are\s+now|is\s+currently|are\s+currently|is\s+still|
+_VERB = r"""(?:\s*(?P<contr>'s)|\s+(?:has\s+|have\s+)?changed(?:\s+again)?\s*[:;,](?:\s*(?:it(?:'s|\s+is)|they(?:'re|\s+are)))?(?:\s+now)?|
+        (?P<colon>\s*[:=])|\s+(?P<neg>is\s+no\s+longer|are\s+no\s+longer|is\s+not|isn't|are\s+not|aren't)|
+        \s+(?:(?:(?:has|have)\s+(?:been\s+)?|(?:was|were|got)\s+)?(?:changed|(?P<moved>moved)|switched)\s+from\s+.+?\s+to|is\s+now|are\s+now|is\s+currently|are\s+currently|is\s+still|
         (?:has|have)\s+(?:been\s+)?(?:changed|updated|switched|moved)\s+to|
         (?:was|were|got)\s+(?:changed|updated|switched)\s+to|
         changed\s+to|updated\s+to|switched\s+to|is\s+updated\s+to|(?:has\s+)?become|became|is|are))"""
+# A capitalised word that is not all capitals: a name ("Kavya", "Lucky's"), never part of an attribute.
+_NAME_WORD = re.compile(r"(?-i:\b[A-Z][a-z])")
+# "<thing> : <words>" that reads as a heading and what was done: the thing ends in a preposition, or the first
+# clause of the words has a verb (a past participle or a form of be / have).
+_HEADING = re.compile(
+    r"\b(?:in|on|at|for|to|of|with|from)\s+:|:\s+[^,.;]*?\b(?:is|are|was|were|has|have|had|\w{3,}ed)\b", re.IGNORECASE
+)
+# Predicates whose value is a person: "my wife's Outback" is never "my wife is Outback".
+_PERSON_VALUED = frozenset(
+    "spouse partner child parent sibling friend_of knows works_with manager doctor owner assignee oncall "
+    "incident_commander ceo founder author".split()
+)
 _STATEMENT_OBJECT = re.compile(r"^[\w-]+(?:\s+[\w-]+){0,3}\s+(?:is|are|was|changed|has|have)\b", re.IGNORECASE)
 _SUBJECT_STOP = frozenset(
     "it that what there here he she who where let this everyone everybody nobody today tomorrow yesterday one "
@@ -691,11 +704,24 @@ def _with_qualifier(m: re.Match[str], c: _Ctx) -> str:
 def _possessive(
     m: re.Match[str], c: _Ctx, subject: str, predicate: str, confidence: float, pattern: str
 ) -> list[_Candidate]:
-    """Candidate for "<owner>'s <predicate> <verb> <object>" unless it talks about a past value."""
-    if _PAST_QUALIFIER.match(predicate):
+    """Candidate for "<owner>'s <predicate> <verb> <object>" unless it talks about a past value, or the words
+    are not an attribute and its value:
+
+    * a name inside the attribute is someone else ("Priya's sister Kavya is in Bristol" is about Kavya);
+    * "<someone>'s <thing>: <words>" is a note's heading, not a value, when the vocabulary does not know the
+      thing and the words say what was done ("Walt's ceiling: Pete patched + painted", "Gus's garage brewery:
+      batch 14 is a hazy IPA") or the thing ends in a preposition ("Walt's grab bars in: 2 bars");
+    * "my wife's …" is the wife's, not "my wife is …", when the attribute names a person.
+    """
+    if _PAST_QUALIFIER.match(predicate) or _NAME_WORD.search(predicate):
         return []
     if m.group("contr") and _STATEMENT_OBJECT.match(m.group("obj")):
         return []  # "my wife's name is Anna" is not (wife, "name is Anna")
+    if m.group("colon") and pattern != "my_x_is" and _HEADING.search(f"{predicate} : {m.group('obj')}"):
+        if not c.vocabulary.normalize(predicate, c.embed).known:
+            return []
+    if (m.group("contr") or m.group("moved")) and c.vocabulary.normalize(predicate, c.embed).name in _PERSON_VALUED:
+        return []  # and "my sister moved from Paris to Berlin" is where she lives
     return [c.candidate(m, subject, predicate, polarity=_neg(m), confidence=confidence, pattern=pattern, split=True)]
 
 
@@ -746,6 +772,41 @@ def _y_of_x_is(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
     else:
         subject = normalize_subject(subject_raw, c.user)
     return _possessive(m, c, subject, _with_qualifier(m, c), CONF_THIRD_PERSON, "y_of_x_is")
+
+
+@_rule(
+    "the_x_moved",
+    rf"""^(?:the|our)\s+{_QUALIFIER}{_PRED}\s+(?:(?:has|have)\s+(?:been\s+)?|(?:was|were|got)\s+)?
+        (?:changed|moved|switched|went)\s+from\s+.+?\s+to\s+(?P<obj>.+)$""",
+)
+def _the_x_moved(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
+    """ "the primary region moved from us-east-1 to eu-west-1": a value of the writer's own (or their team's),
+    for an attribute the vocabulary knows that is not a person's."""
+    match = c.vocabulary.normalize(_with_qualifier(m, c), c.embed)
+    if not match.known or match.name in _PERSON_VALUED:
+        return []
+    return [c.candidate(m, c.user, _with_qualifier(m, c), confidence=CONF_LOOSE, pattern="the_x_moved")]
+
+
+@_rule(
+    "x_runs_y",
+    r"""^(?P<obj>(?-i:[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2}))\s+(?:now\s+|is\s+now\s+)?
+        (?P<verb>runs|leads|heads|manages|owns|is\s+running|is\s+leading|is\s+heading|is\s+managing|
+        (?:has\s+)?taken\s+over|took\s+over)\s+(?:the\s+)?(?P<subj>[\w][\w.&'-]*(?:\s+[\w][\w.&'-]*){0,4}?)
+        (?:\s+now|\s+(?:from|starting|since|until|as\s+of|this|next|for|on|in|while)\b.*)?[\s.!,;]*$""",
+)
+def _x_runs_y(m: re.Match[str], c: _Ctx) -> list[_Candidate]:
+    """ "Dev Patel now runs the growth analytics team" → (growth analytics team, manager, Dev Patel); "Nadia now
+    owns the Brightline account" → (brightline account, owner, Nadia). The thing must be named by more than one
+    word or by a name ("the team" alone says not which)."""
+    first = m.group("obj").split()[0].lower()
+    subject_raw = m.group("subj")
+    if first in _SUBJECT_STOP | _PRONOUNS or subject_raw.split()[0].lower() in _SUBJECT_STOP | _PRONOUNS:
+        return []
+    if len(subject_raw.split()) < 2 and subject_raw.islower():
+        return []
+    predicate = "owner" if m.group("verb").lower().startswith(("owns", "taken", "took", "has")) else "manager"
+    return [c.candidate(m, entity_key(subject_raw), predicate, confidence=CONF_LOOSE, pattern="x_runs_y")]
 
 
 @_rule(

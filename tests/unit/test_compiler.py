@@ -162,6 +162,18 @@ POSITIVES = [
     ("Update: my phone changed to 555-2222", ("user", "phone_number", "555-2222", True)),
     ("btw I'm vegan", ("user", "diet", "vegan", True)),
     ("I told you my phone is 555-9999.", ("user", "phone_number", "555-9999", True)),
+    # everyday phrasings of a change
+    ("Maya's phone changed again: it is now 555-0199", ("maya", "phone_number", "555-0199", True)),
+    ("my phone changed: 555-0100", ("user", "phone_number", "555-0100", True)),
+    ("Alice's team changed from Payments to Billing", ("alice", "team", "Billing", True)),
+    ("Dad's doctor got switched from Dr Lee to Dr Okafor", ("dad", "doctor", "Dr Okafor", True)),
+    ("the primary region moved from us-east-1 to eu-west-1", ("user", "region", "eu-west-1", True)),
+    ("Dev Patel now runs the growth analytics team", ("growth analytics team", "manager", "Dev Patel", True)),
+    ("Nadia Rahman now owns the Brightline Foods account", ("brightline foods account", "owner", "Nadia Rahman", True)),
+    ("Lewis Abara leads the U10s from this Wednesday", ("u10s", "manager", "Lewis Abara", True)),
+    # a heading with a value the vocabulary knows, or words that are only a value
+    ("Teo's address: 44 Harbour Steps, Port Selwyn", ("teo", "address", "44 Harbour Steps, Port Selwyn", True)),
+    ("Biscuit's food: salmon kibble", ("biscuit", "food", "salmon kibble", True)),
 ]
 
 
@@ -229,6 +241,19 @@ NEGATIVES = [
     "Berlin is where I live",
     "",
     "   ",
+    # a note's heading and what was done, not an attribute and its value
+    "Walt's ceiling: Pete patched + painted (6 hrs).",
+    "Gus's garage brewery: batch 14 is a hazy IPA, 6.8%.",
+    "Walt's grab bars in: 2 bars, anchored into studs.",
+    # a name inside the attribute is someone else
+    "Priya's sister Kavya is still in Bristol doing her PhD",
+    "my sister Tess is doing a wine tasting tour in Napa next month",
+    # "my wife's …" is hers
+    "my wife's Outback needs new brakes, $680 quote ugh",
+    # where a person moved is not a new person
+    "my sister moved from Paris to Berlin",
+    # "the team" alone does not say which
+    "Dev Patel runs the team",
 ]
 
 
