@@ -100,10 +100,11 @@ def collect(name: str) -> list[dict]:
                 fused = [Fused(f["id"], f["score"], f["ranks"]) for f in ex["fused"]]
                 where = currency.standing(fused)
                 links = []
+                text_of = {h.id: h.text or "" for h in r.hits}
                 for h in r.hits:
                     for s in h.retired or []:
-                        if not s.get("inferred"):
-                            continue
+                        if not s.get("inferred") or currency.keeps_what_is_asked(text_of.get(s["id"], ""), q["q"]):
+                            continue  # a link that never counts for this question (recall's link_counts says so)
                         conf = s.get("confidence")
                         x = currency.gate_features(
                             float(conf) if conf is not None else 1.0, h.text or "", s["id"], h.id, where

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from ..derived.change_cues import IMPLICATIONS
+from ..derived.change_cues import IMPLICATIONS, content_words, keeps_without_change, nearest_sentence
 from ..logit import Logit, shipped_json
 from .fusion import Fused
 
@@ -120,7 +120,20 @@ def gate_model() -> Logit | None:
     return model
 
 
-def link_counts(link: Mapping[str, object], old: str, old_text: str, where: Standing, question: str = "") -> bool:
+def keeps_what_is_asked(new_text: str, question: str) -> bool:
+    """Whether the newer memory of a link says, in its sentence nearest to the question, that what the question
+    asks about stays as it was ("TCFN changed our pickup: now Thursdays, dock 5. Agency number stays the same."
+    asked for the agency number): it retires the older note for another of the facts that note holds."""
+    words = content_words(question)
+    if not new_text or not words:
+        return False
+    sentence = nearest_sentence(new_text, words)
+    return bool(content_words(sentence) & words) and keeps_without_change(sentence)
+
+
+def link_counts(
+    link: Mapping[str, object], old: str, old_text: str, where: Standing, question: str = "", new_text: str = ""
+) -> bool:
     """Whether an inferred link (a ``superseded_by`` entry of ``old``) re-ranks for this question: a link of the
     implications table when the question names what it retires (:func:`asks_what_a_rule_retires`); any other by
     the shipped gate over :func:`gate_features` (a retirement by words counts where the question is about what
@@ -128,6 +141,8 @@ def link_counts(link: Mapping[str, object], old: str, old_text: str, where: Stan
     among the question's first :data:`REACH`."""
     if asks_what_a_rule_retires(question, link):
         return True
+    if keeps_what_is_asked(new_text, question):
+        return False
     new = str(link["id"])
     model = gate_model()
     if model is None:

@@ -446,7 +446,15 @@ def retirements(
         by = [
             s
             for s in retiring_order(detail.get("superseded_by") or [])
-            if not s.get("inferred") or currency.link_counts(s, i, str(detail.get("text") or ""), where, question)
+            if not s.get("inferred")
+            or currency.link_counts(
+                s,
+                i,
+                str(detail.get("text") or ""),
+                where,
+                question,
+                str((details.get(s["id"]) or {}).get("text") or ""),
+            )
         ]
         if by:
             out[i] = [s["id"] for s in by]

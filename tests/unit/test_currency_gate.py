@@ -74,3 +74,16 @@ def test_a_rule_link_counts_when_the_question_names_what_it_retires(monkeypatch)
     assert not currency.link_counts(
         {**rule, "by": "model"}, "steak", "I love steak", ranking("x"), "Do I still like steak?"
     )
+
+
+def test_a_link_does_not_count_for_what_the_newer_note_says_stays_the_same():
+    """A note that changed one fact of an older note and says another stays as it was retires the older note
+    for the fact that changed, not for the one it keeps."""
+    old = "Our agency # TCFN-0482. Pickup Fridays at their dock 3, 9-11am."
+    new = "TCFN changed our pickup: now THURSDAYS, dock 5, 1-3pm. Agency number stays the same."
+    link = {"id": "new", "confidence": 0.95, "inferred": True, "by": "model"}
+    where = ranking("new", "old")
+    assert currency.keeps_what_is_asked(new, "What is our agency number at the food bank?")
+    assert not currency.link_counts(link, "old", old, where, "What is our agency number at the food bank?", new)
+    assert not currency.keeps_what_is_asked(new, "Which day is the food bank pickup now?")
+    assert currency.link_counts(link, "old", old, where, "Which day is the food bank pickup now?", new)
