@@ -11,6 +11,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DEFAULT_HITS = 10  # recall hits when the caller does not say (API, CLI, MCP)
 DEFAULT_RRF_K = 10  # reciprocal rank fusion constant (kgmem.query.fusion; see its docstring for why 10)
@@ -110,7 +111,7 @@ def resolve_connection(
     )
 
 
-def local_server_state() -> dict | None:
+def local_server_state() -> dict[str, Any] | None:
     """This home's ``server.json`` (the local server's URI, ports, login, version), None when the home never ran
     one (or the file is unreadable)."""
     state = local_server_state_path()

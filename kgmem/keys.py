@@ -36,7 +36,7 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def content_key(content: dict) -> str:
+def content_key(content: dict[str, Any]) -> str:
     """Key of a record's content fields (the caller chooses which fields are content)."""
     return sha256_hex(canonical_json(content))
 

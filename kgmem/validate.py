@@ -162,7 +162,7 @@ def check_choices(values: Iterable[Any], allowed: tuple[str, ...], *, field: str
     unknown = [v for v in chosen if v not in allowed]
     if unknown:
         raise InputError(f"unknown {field} {unknown!r}", field=field, fix=f"use {', '.join(allowed)}")
-    return chosen  # type: ignore[return-value]
+    return chosen
 
 
 def optional_time(value: Any, field: str) -> dt.datetime | None:

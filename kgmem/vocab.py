@@ -38,7 +38,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from kgmem.errors import InputError
 from kgmem.normalize import snake_case
@@ -170,7 +170,7 @@ def _check_cardinality(value: Any, name: str) -> Cardinality:
             field="vocabulary",
             fix='write "cardinality": "one" (a new value replaces the old) or "many"',
         )
-    return value
+    return cast(Cardinality, value)
 
 
 class Vocabulary:
@@ -474,7 +474,8 @@ def _name_list(value: Any, name: str) -> tuple[str, ...]:
 def _read_json(path: Path) -> dict[str, Any]:
     try:
         with path.open(encoding="utf-8") as fh:
-            return json.load(fh)
+            data: dict[str, Any] = json.load(fh)
+            return data
     except FileNotFoundError:
         raise InputError(
             f"vocabulary file not found: {path}", field="vocabulary", fix=f"check the path (or unset {ENV_VAR})"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shlex
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
@@ -33,14 +34,14 @@ def console(err: bool = False) -> Console:
     return _consoles[err]
 
 
-def _isatty(stream) -> bool:
+def _isatty(stream: TextIO) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
 
 
-def _short(t) -> str:
+def _short(t: dt.datetime | None) -> str:
     s = iso(t) or "—"
     return s.replace("T00:00:00Z", "")
 
@@ -133,7 +134,7 @@ def print_history(h: History, hint: str | None = None) -> None:
     console().print(t)
 
 
-def print_changes(rows: list[dict]) -> None:
+def print_changes(rows: list[dict[str, Any]]) -> None:
     t = Table(show_edge=False)
     for col in ("at", "subject", "predicate", "was", "now", "id"):
         t.add_column(col)
@@ -153,7 +154,7 @@ def print_changes(rows: list[dict]) -> None:
     console().print(t)
 
 
-def print_timeline(rows: list[dict]) -> None:
+def print_timeline(rows: list[dict[str, Any]]) -> None:
     t = Table(show_edge=False)
     for col in ("", "at", "id", "text"):
         t.add_column(col)

@@ -321,14 +321,14 @@ def document_id(name: str, text: str, user: str | None = None) -> str:
     return f"doc-{_slug(name)}-{_digest('document', Path(name).name, text, user)}"
 
 
-def document_records(doc: Document, *, doc_id: str, user: str | None = None) -> list[dict]:
+def document_records(doc: Document, *, doc_id: str, user: str | None = None) -> list[dict[str, Any]]:
     """The document's memory, then its parts, as records (contract §1)."""
     n = len(doc.parts)
     width = max(4, len(str(n)))
     label = Path(doc.name).name
     head = f"Document {label}" if doc.title == Path(doc.name).stem else f"Document {label}: {doc.title}"
     owner = {"user": user} if user is not None else {}
-    records: list[dict] = [
+    records: list[dict[str, Any]] = [
         {"id": doc_id, "text": f"{head} ({n} part{'s' if n != 1 else ''})", "kind": "summary", "source": label, **owner}
     ]
     for i, part in enumerate(doc.parts, start=1):
@@ -379,14 +379,14 @@ def load_json(text: str, *, name: str) -> Any:
         raise InputError(f"{name} is not valid JSON (nested too deeply)", fix="flatten it") from None
 
 
-def is_chat(items: list) -> bool:
+def is_chat(items: list[Any]) -> bool:
     """Every element is a chat message of the common shape (a speaker and a text)."""
     return bool(items) and all(
         isinstance(m, dict) and any(k in m for k in _CHAT_SPEAKER) and any(k in m for k in _CHAT_TEXT) for m in items
     )
 
 
-def json_items(value: Any, *, name: str, format: str | None = None) -> tuple[str, list]:
+def json_items(value: Any, *, name: str, format: str | None = None) -> tuple[str, list[Any]]:
     """(``"json"`` or ``"chat"``, the elements) of a parsed JSON file: an array of records, or a chat export (an
     array of messages, or an object with a ``messages`` array). Anything else is one clear error."""
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
@@ -411,12 +411,12 @@ class Chat:
     1-based) and the messages that are not messages (``errors``: ``{"line": message number, "error"}``)."""
 
     stream: str
-    records: list[dict]
+    records: list[dict[str, Any]]
     positions: list[int]
-    errors: list[dict]
+    errors: list[dict[str, Any]]
 
 
-def chat_records(items: list, *, name: str, user: str | None = None) -> Chat:
+def chat_records(items: list[Any], *, name: str, user: str | None = None) -> Chat:
     """The records of a chat export: one stream, one memory per message whose text is ``speaker: content``, at
     its ``timestamp`` (RFC 3339, a date, or seconds since 1970) when it has one. An empty message is skipped; a
     message longer than the record limit becomes several records (``#<n>.<k>``)."""

@@ -58,7 +58,7 @@ def format_report(report: dict[str, Any]) -> str:
     ]
 
     def matches(r: dict[str, Any], config: dict[str, Any]) -> bool:
-        return r["kind"] == config["kind"] and r["use_embedding"] == config["use_embedding"]
+        return bool(r["kind"] == config["kind"] and r["use_embedding"] == config["use_embedding"])
 
     # Detail the shipped default when it was evaluated, else the best configuration.
     best = next((r for r in report["results"] if matches(r, default)), None) or next(
