@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from . import onnx_embed
 
@@ -42,6 +42,8 @@ MODEL_ID = f"{MODEL_NAME}@gt-0.1.0"
 
 class Embedder:
     """Batched, normalised sentence embeddings. Thread-safe; use :func:`get_embedder` for the shared one."""
+
+    _direct: Callable[[str], np.ndarray] | None  # one text's vector without the batching (None: use encode)
 
     def __init__(self, batch_size: int = 64, cache_size: int = 2048, *, backend: str | None = None):
         """``backend``: "onnx", "sentence-transformers" or None (ONNX where it can run, else
@@ -137,7 +139,7 @@ class Embedder:
             )
         return np.asarray(vecs, dtype=np.float32)
 
-    def _direct_path(self):
+    def _direct_path(self) -> Callable[[str], np.ndarray] | None:
         """A lean forward pass for one text: tokenizer → BERT → mean pooling → L2 norm, under inference mode.
 
         ``SentenceTransformer.encode`` adds its batching machinery around the model, a noticeable share of one
@@ -171,7 +173,8 @@ class Embedder:
                 mask = batch["attention_mask"].unsqueeze(-1).to(tokens.dtype)
                 pooled = (tokens * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 vec = torch.nn.functional.normalize(pooled, p=2, dim=1)[0]
-            return vec.numpy().astype(np.float32)
+            out: np.ndarray = vec.numpy().astype(np.float32)
+            return out
 
         probe = "Checkout crashed on Friday because the reconciler cached full invoices per request."
         try:  # (called from __init__: nothing else holds the lock yet)
@@ -183,7 +186,8 @@ class Embedder:
     def encode_query(self, text: str) -> np.ndarray:
         """Embed one text now (no cache): the same vector as ``encode([text])[0]``, with less overhead."""
         if self._direct is None:
-            return self.encode([text])[0]
+            vector: np.ndarray = self.encode([text])[0]
+            return vector
         with self._lock:
             return self._direct(text)
 

