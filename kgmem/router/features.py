@@ -14,15 +14,23 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..calendar_names import MONTH_NUMBERS, WEEKDAYS
+
+if TYPE_CHECKING:  # scikit-learn has no type hints; to mypy its estimator bases are plain classes, not Any
+
+    class BaseEstimator: ...
+
+    class TransformerMixin: ...
+
+else:
+    from sklearn.base import BaseEstimator, TransformerMixin
 
 # Bump when the features change so cached fitted routers are not reused across incompatible code.
 FEATURE_VERSION = 1
