@@ -16,7 +16,7 @@ from .base import GraphBase
 class Lifecycle(GraphBase):
     """Forgetting, retention, consolidation, export/import and rebuilding (see each method)."""
 
-    def forget(self, id: str) -> dict:
+    def forget(self, id: str) -> dict[str, Any]:
         """Forget a memory and propagate through lineage: facts compiled from it go, summaries and merges
         derived from it are re-derived from their remaining sources (or removed), its slot chains and NEXT
         chain are rebuilt, entities left without mentions are removed, and a content-free tombstone stays.
@@ -30,7 +30,7 @@ class Lifecycle(GraphBase):
         _context.refresh_for(self.store, self.tenant, [])  # re-derived summaries and merges get their context
         return out
 
-    def forget_stream(self, stream: str) -> dict:
+    def forget_stream(self, stream: str) -> dict[str, Any]:
         """Forget a whole stream (a conversation, a channel, a chat export): every record of the tenant whose
         ``stream`` is ``stream``, through the same propagation as :meth:`forget` (what was derived from them goes
         or is re-derived, entities nobody mentions go, a tombstone stays for each). A document's passages are in
@@ -60,7 +60,9 @@ class Lifecycle(GraphBase):
         document = next((r["id"] for r in rows if r["document"]), None)
         return {**out, "stream": name, "document": document}
 
-    def gc(self, dry_run: bool = False, now: Any = None, *, ttls: str | Mapping | None = None) -> dict:
+    def gc(
+        self, dry_run: bool = False, now: Any = None, *, ttls: str | Mapping[str, object] | None = None
+    ) -> dict[str, Any]:
         """Forget every record whose retention class has expired (``recorded_at + TTL <= now``), through the
         same propagation as :meth:`forget`. ``dry_run`` only lists them. TTLs: defaults, ``KGMEM_RETENTION``,
         then ``ttls`` (``{"short": "7d"}`` or ``"short=7d,ephemeral=12h"``)."""
@@ -75,7 +77,7 @@ class Lifecycle(GraphBase):
             _context.refresh_for(self.store, self.tenant, [])
         return out
 
-    def consolidate(self, dry_run: bool = False, **params: Any) -> dict:
+    def consolidate(self, dry_run: bool = False, **params: Any) -> dict[str, Any]:
         """One consolidation run: rebuild slot chains, merge near-duplicates, write pattern summaries, decay
         and reinforce entity co-occurrence; recorded as a ``:ConsolidationRun``. ``dry_run`` returns the plan
         only. Params: threshold (0.92), min_cluster (4), pattern_threshold (0.70), weekday_share (0.75),
@@ -91,7 +93,7 @@ class Lifecycle(GraphBase):
             _context.refresh_for(self.store, self.tenant, [])
         return out
 
-    def co_occurring(self, keys: Iterable[str], limit: int = 20) -> list[dict]:
+    def co_occurring(self, keys: Iterable[str], limit: int = 20) -> list[dict[str, Any]]:
         """Entities that co-occur with the given entity keys: ``[{key, name, weight, count, via}]``, strongest
         first (weights from consolidation runs; an extra ranking signal)."""
         from ..derived import consolidate as _cons
@@ -99,21 +101,21 @@ class Lifecycle(GraphBase):
         self._ready()
         return _cons.co_occurring(self.store, self.tenant, keys, limit)
 
-    def export(self, path_or_file: Any) -> dict:
+    def export(self, path_or_file: Any) -> dict[str, Any]:
         """Write the tenant as deterministic JSONL (``kgmem-export/v1``) to a path or an open text file."""
         from ..derived import portable as _portable
 
         self._ready()
         return _portable.export(self.store, self.tenant, path_or_file)
 
-    def import_jsonl(self, path: Any) -> dict:
+    def import_jsonl(self, path: Any) -> dict[str, Any]:
         """Restore an export into this (empty) tenant exactly, re-embedding the texts. All or nothing."""
         from ..derived import portable as _portable
 
         self._ready()
         return _portable.import_jsonl(self.store, self.embedder, self.tenant, path)
 
-    def manifest(self) -> dict:
+    def manifest(self) -> dict[str, Any]:
         """The rebuild manifest: record ids and content keys, model id, transform versions, counts and the
         sources of every derived artefact (deterministic fields only)."""
         from ..derived import rebuild as _rebuild
@@ -121,7 +123,7 @@ class Lifecycle(GraphBase):
         self._ready()
         return _rebuild.manifest(self.store, self.tenant, self.embedder.model_id)
 
-    def rebuild(self, manifest_path: Any = None) -> dict:
+    def rebuild(self, manifest_path: Any = None) -> dict[str, Any]:
         """Recompute every derived artefact from the records; compare the manifests before and after (and
         write both to ``manifest_path``). ``identical`` is true when nothing deterministic changed. It is
         also the fix for vectors of another model (it re-embeds), so it skips the model check."""

@@ -41,7 +41,7 @@ import statistics
 import uuid
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field, fields
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -66,7 +66,7 @@ class ConsolidationParams:
     decay: float = 0.95  # co-occurrence weight × decay per run
     floor: float = 0.1  # ... never below floor
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("threshold", "pattern_threshold", "weekday_share", "decay"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= 1:
@@ -85,7 +85,7 @@ class ConsolidationParams:
                 raise InputError(f"must be a number ≥ 0, got {v!r}", field=name, fix=f"give {name} as 0 or more")
 
     @classmethod
-    def from_kwargs(cls, **params) -> ConsolidationParams:
+    def from_kwargs(cls, **params: Any) -> ConsolidationParams:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(params) - known)
         if unknown:
@@ -103,7 +103,7 @@ class ConsolidationParams:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def to_json(self) -> str:
@@ -125,7 +125,7 @@ class Candidate:
     vec: np.ndarray | None
 
     @classmethod
-    def from_row(cls, r: dict) -> Candidate:
+    def from_row(cls, r: dict[str, Any]) -> Candidate:
         emb = r.get("embedding")
         return cls(
             id=r["id"],
@@ -160,13 +160,13 @@ class Derived:
     interval_days: int | None = None
     content_key: str = field(default="")
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.content_key:
             self.content_key = sha256_hex(
                 canonical_json({"transform": self.transform, "sources": list(self.sources), "text": self.text})
             )
 
-    def row(self, embedding: Sequence[float]) -> dict:
+    def row(self, embedding: Sequence[float]) -> dict[str, Any]:
         return {
             "id": self.id,
             "text": self.text,
@@ -186,7 +186,7 @@ class Derived:
             "embedding": list(embedding),
         }
 
-    def brief(self) -> dict:
+    def brief(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "transform": self.transform,
@@ -348,25 +348,25 @@ def plan(candidates: list[Candidate], params: ConsolidationParams) -> list[Deriv
     """The consolidated memories the candidates call for: pattern summaries first, then merges (pure)."""
     out: list[Derived] = []
     patterned: set[str] = set()
-    groups: dict[tuple, list[Candidate]] = defaultdict(list)
+    by_user: dict[tuple[str], list[Candidate]] = defaultdict(list)
     for c in candidates:
         if c.kind == "episode" and c.vec is not None:
-            groups[(c.user or "",)].append(c)
-    for key in sorted(groups):
-        for cluster in _cliques(groups[key], params.pattern_threshold, shared_entity=True):
+            by_user[(c.user or "",)].append(c)
+    for key in sorted(by_user):
+        for cluster in _cliques(by_user[key], params.pattern_threshold, shared_entity=True):
             if len(cluster) < params.min_cluster:
                 continue
             summary = summary_of(cluster, params)
             if summary is not None:
                 out.append(summary)
                 patterned.update(summary.sources)
-    groups = defaultdict(list)
+    alike: dict[tuple[str, str, tuple[str, ...]], list[Candidate]] = defaultdict(list)  # kind, user, entities
     for c in candidates:
         if c.id in patterned or c.causal or c.valid_to is not None or c.vec is None:
             continue
-        groups[(c.kind, c.user or "", c.entities)].append(c)
-    for key in sorted(groups):
-        for cluster in _cliques(groups[key], params.threshold):
+        alike[(c.kind, c.user or "", c.entities)].append(c)
+    for shape in sorted(alike):
+        for cluster in _cliques(alike[shape], params.threshold):
             merged = merge_of(cluster)
             if merged is not None:
                 out.append(merged)
@@ -408,7 +408,7 @@ def tombstoned(store: Store, tenant: str, ids: Sequence[str]) -> set[str]:
     return {r["id"] for r in rows if r["matched"] == "id"}
 
 
-def embed_rows(embedder: Embedder, derived: Sequence[Derived]) -> list[dict]:
+def embed_rows(embedder: Embedder, derived: Sequence[Derived]) -> list[dict[str, Any]]:
     if not derived:
         return []
     texts = list(dict.fromkeys(d.text for d in derived))
@@ -416,12 +416,13 @@ def embed_rows(embedder: Embedder, derived: Sequence[Derived]) -> list[dict]:
     return [d.row(vectors[d.text].tolist()) for d in derived]
 
 
-def write_derived(tx: Tx, tenant: str, rows: list[dict], recorded_at: dt.datetime, model_id: str) -> int:
+def write_derived(tx: Tx, tenant: str, rows: list[dict[str, Any]], recorded_at: dt.datetime, model_id: str) -> int:
     if not rows:
         return 0
-    return tx.run(
+    written: int = tx.run(
         "lifecycle/write_consolidated", tenant=tenant, recorded_at=recorded_at, embedding_model=model_id, rows=rows
     )[0]["written"]
+    return written
 
 
 def all_slots(store: Store, tenant: str) -> list[str]:
@@ -440,10 +441,10 @@ def relink_all_slots(tx: Tx, tenant: str, slots: list[str]) -> int:
 @dataclass
 class Reconciliation:
     create: list[Derived]
-    remove: list[dict]  # existing consolidated rows: id, transform, sources
+    remove: list[dict[str, Any]]  # existing consolidated rows: id, transform, sources
     keep: int
 
-    def counts(self) -> dict:
+    def counts(self) -> dict[str, Any]:
         c = Counter(d.transform for d in self.create)
         r = Counter(x["transform"] for x in self.remove)
         return {
@@ -468,7 +469,7 @@ def reconcile(store: Store, tenant: str, params: ConsolidationParams) -> Reconci
 
 
 def apply_reconciliation(
-    tx: Tx, tenant: str, rec: Reconciliation, rows: list[dict], recorded_at: dt.datetime, model_id: str
+    tx: Tx, tenant: str, rec: Reconciliation, rows: list[dict[str, Any]], recorded_at: dt.datetime, model_id: str
 ) -> None:
     if rec.remove:
         tx.run("lifecycle/delete_consolidated", tenant=tenant, ids=[r["id"] for r in rec.remove])
@@ -483,7 +484,7 @@ def consolidate(
     *,
     dry_run: bool = False,
     now: dt.datetime | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """One consolidation run (see the module doc). ``dry_run`` computes and returns the plan, writes nothing."""
     params = params or ConsolidationParams()
     now = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
@@ -541,7 +542,7 @@ def consolidate(
     rows = embed_rows(embedder, rec.create)
     run_id = f"run-{now:%Y%m%dT%H%M%S%fZ}-{uuid.uuid4().hex[:6]}"
 
-    def work(tx: Tx) -> dict:
+    def work(tx: Tx) -> dict[str, Any]:
         apply_reconciliation(tx, tenant, rec, rows, now, embedder.model_id)
         decayed = tx.run("lifecycle/cooc_decay", tenant=tenant, decay=params.decay, floor=params.floor, now=now)[0][
             "decayed"
@@ -585,7 +586,7 @@ def rederive_consolidated(store: Store, tenant: str) -> tuple[Reconciliation, Co
     return reconcile(store, tenant, params), params
 
 
-def co_occurring(store: Store, tenant: str, keys: Iterable[str], limit: int = 20) -> list[dict]:
+def co_occurring(store: Store, tenant: str, keys: Iterable[str], limit: int = 20) -> list[dict[str, Any]]:
     """Entities co-occurring with any of ``keys``, strongest first: key, name, weight, count, via."""
     if isinstance(keys, str):
         keys = [keys]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..embed import Embedder
 from ..errors import InputError, NotFoundError
@@ -38,18 +38,18 @@ from . import causal, context
 from . import consolidate as cons
 
 
-def _targets(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, dict]:
-    out: dict[str, dict] = {}
+def _targets(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
     for i in range(0, len(ids), 2000):
         for r in store.read("lifecycle/forget_targets", tenant=tenant, ids=list(ids[i : i + 2000])):
             out[r["id"]] = r
     return out
 
 
-def plan_forget(store: Store, tenant: str, ids: Sequence[str]) -> dict:
+def plan_forget(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, Any]:
     """The closure of a forget: what is deleted, what is re-derived, which chains and entities are touched."""
     rows = _targets(store, tenant, list(dict.fromkeys(ids)))
-    delete: dict[str, dict] = dict(rows)
+    delete: dict[str, dict[str, Any]] = dict(rows)
     frontier = list(rows.values())
     consolidated: set[str] = set()
     while frontier:
@@ -78,7 +78,7 @@ def forget_ids(
     reason: str = "forget",
     now: dt.datetime | None = None,
     missing_ok: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Forget memories by id with full propagation (see the module doc). Returns a report."""
     now = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
     ids = [i for i in dict.fromkeys(ids)]
@@ -95,7 +95,7 @@ def forget_ids(
                 fix="nothing to do; its tombstone remains",
             )
         raise NotFoundError(f"no memory with id '{missing[0]}' in tenant '{tenant}'", fix="check the id (and --tenant)")
-    delete: dict[str, dict] = p["delete"]
+    delete: dict[str, dict[str, Any]] = p["delete"]
     if not delete:
         return _report(ids, [], [], [], {}, 0, 0, 0, 0)
 
@@ -132,7 +132,7 @@ def forget_ids(
     # stream neighbours whose derived context holds a forgotten text: recomputed in the same transaction
     neighbours = [i for i in context.affected(store, tenant, sorted(delete)) if i not in delete]
 
-    def work(tx: Tx) -> dict:
+    def work(tx: Tx) -> dict[str, Any]:
         out = defaultdict(int)
         gone = [r["id"] for r in existing] + consolidated_targets
         if gone:
@@ -183,8 +183,18 @@ def forget_ids(
 
 
 def _report(
-    ids, deleted, rederived_from, rederived_to, done, slots, tombstones, reinferred, effects, *, missing=()
-) -> dict:
+    ids: Sequence[str],
+    deleted: Sequence[str],
+    rederived_from: Sequence[str],
+    rederived_to: Sequence[str],
+    done: dict[str, int],
+    slots: int,
+    tombstones: int,
+    reinferred: int,
+    effects: int,
+    *,
+    missing: Sequence[str] = (),
+) -> dict[str, Any]:
     return {
         "ids": list(ids),
         "forgotten": list(deleted),

@@ -83,13 +83,13 @@ def decode(value: Any, line: int | None = None) -> Any:
     return value
 
 
-def _props(d: object, line: int | None = None) -> dict:
+def _props(d: object, line: int | None = None) -> dict[str, Any]:
     if not isinstance(d, dict):
         raise InputError("'props' must be an object", line=line, fix="import a file written by `kgmem export`")
     return {k: decode(v, line) for k, v in d.items() if v is not None}
 
 
-def _dump(obj: dict) -> str:
+def _dump(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
@@ -172,7 +172,7 @@ def export_lines(store: Store, tenant: str) -> Iterator[tuple[str, str]]:
             yield obj["type"], _dump(obj)
 
 
-def export(store: Store, tenant: str, target: str | os.PathLike | IO[str]) -> dict:
+def export(store: Store, tenant: str, target: str | os.PathLike[str] | IO[str]) -> dict[str, Any]:
     """Write the tenant's export to a path ('-' is not handled here) or an open text file."""
     digest = hashlib.sha256()
     counts = {"memory": 0, "entity": 0, "edge": 0, "tombstone": 0, "run": 0}
@@ -215,7 +215,7 @@ def export(store: Store, tenant: str, target: str | os.PathLike | IO[str]) -> di
 # ---------------------------------------------------------------------------- import
 
 
-def _read(source: str | os.PathLike | IO[str]) -> Iterator[tuple[int, str]]:
+def _read(source: str | os.PathLike[str] | IO[str]) -> Iterator[tuple[int, str]]:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if not path.exists():
@@ -228,14 +228,14 @@ def _read(source: str | os.PathLike | IO[str]) -> Iterator[tuple[int, str]]:
     yield from enumerate(source, 1)
 
 
-def parse_export(source) -> dict:
+def parse_export(source: str | os.PathLike[str] | IO[str]) -> dict[str, Any]:
     """Validate a whole export file (nothing is written when any line is bad)."""
     header = None
-    mems: list[dict] = []
-    ents: list[dict] = []
-    edges: list[dict] = []
-    tombs: list[dict] = []
-    runs: list[dict] = []
+    mems: list[dict[str, Any]] = []
+    ents: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
+    tombs: list[dict[str, Any]] = []
+    runs: list[dict[str, Any]] = []
     for n, raw in _read(source):
         if not raw.strip():
             continue
@@ -345,7 +345,7 @@ def parse_export(source) -> dict:
     return {"header": header, "memories": mems, "entities": ents, "edges": edges, "tombstones": tombs, "runs": runs}
 
 
-def _rekey_slots(mems: list[dict], source: str, target: str) -> int:
+def _rekey_slots(mems: list[dict[str, Any]], source: str, target: str) -> int:
     """Slot keys hash the tenant: give facts imported under another tenant name that tenant's slot keys."""
     changed = 0
     for m in mems:
@@ -364,7 +364,9 @@ def _rekey_slots(mems: list[dict], source: str, target: str) -> int:
     return changed
 
 
-def import_jsonl(store: Store, embedder: Embedder, tenant: str, source) -> dict:
+def import_jsonl(
+    store: Store, embedder: Embedder, tenant: str, source: str | os.PathLike[str] | IO[str]
+) -> dict[str, Any]:
     """Restore an export into an empty tenant (one transaction: all of it lands, or none of it)."""
     data = parse_export(source)
     present = store.read("lifecycle/tenant_nodes", tenant=tenant)[0]
@@ -388,7 +390,7 @@ def import_jsonl(store: Store, embedder: Embedder, tenant: str, source) -> dict:
     ]
     edge_rows = [{k: e[k] for k in ("type", "from_kind", "from", "to_kind", "to", "props")} for e in data["edges"]]
 
-    def work(tx: Tx) -> dict:
+    def work(tx: Tx) -> dict[str, Any]:
         out = {"memories": 0, "entities": 0, "edges": 0, "tombstones": 0, "runs": 0}
         for i in range(0, len(mem_rows), _BATCH):
             out["memories"] += tx.run(

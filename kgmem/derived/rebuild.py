@@ -30,11 +30,12 @@ import json
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..embed import Embedder
-from ..ingest.prepare import COMPILER_TRANSFORM, Preparer
+from ..ingest.prepare import COMPILER_TRANSFORM, Preparer, Row
 from ..ingest.records import Record
 from ..keys import canonical_json, sha256_hex
 from ..normalize import entity_key
@@ -58,21 +59,21 @@ COMPARED = ("model", "transforms", "counts", "sources", "derived")
 # ---------------------------------------------------------------------------- manifest
 
 
-def manifest(store: Store, tenant: str, model_id: str) -> dict:
+def manifest(store: Store, tenant: str, model_id: str) -> dict[str, Any]:
     """The tenant's rebuild manifest: deterministic fields only (ids, keys, versions, counts, lineage)."""
     mems = store.read("lifecycle/manifest_memories", tenant=tenant)
     edges = store.read("export/edges", tenant=tenant)
     entities = [r["key"] for r in store.read("export/entities", tenant=tenant)]
     tombstones = store.read("lifecycle/export_tombstones", tenant=tenant)
 
-    by_origin: dict[str, list[dict]] = defaultdict(list)
+    by_origin: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in mems:
         by_origin[m["origin"]].append(m)
-    chains: dict[str, list] = defaultdict(list)
+    chains: dict[str, list[list[object]]] = defaultdict(list)  # [id, version, valid_to] by slot
     for m in sorted((m for m in mems if m["slot"]), key=lambda m: (m["slot"], m["version"] or 0, m["id"])):
         chains[m["slot"]].append([m["id"], m["version"], iso(m["valid_to"])])
-    pairs: dict[str, list] = defaultdict(list)
-    mentions: dict[str, list] = defaultdict(list)
+    pairs: dict[str, list[list[str]]] = defaultdict(list)  # [from, to] by kind
+    mentions: dict[str, list[str]] = defaultdict(list)
     for e in edges:
         if e["type"] == "MENTIONS":
             mentions[e["to"]].append(e["from"])
@@ -129,11 +130,11 @@ def manifest(store: Store, tenant: str, model_id: str) -> dict:
     return out
 
 
-def compare(before: dict, after: dict) -> list[str]:
+def compare(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """Paths of the deterministic fields that differ (empty: identical)."""
     diffs: list[str] = []
 
-    def walk(a, b, path: str) -> None:
+    def walk(a: object, b: object, path: str) -> None:
         if isinstance(a, dict) and isinstance(b, dict):
             for k in sorted(set(a) | set(b)):
                 walk(a.get(k), b.get(k), f"{path}.{k}" if path else k)
@@ -154,11 +155,11 @@ def compare(before: dict, after: dict) -> list[str]:
 # ---------------------------------------------------------------------------- rebuild
 
 
-def _records(store: Store, tenant: str) -> list[dict]:
+def _records(store: Store, tenant: str) -> list[dict[str, Any]]:
     return store.read("lifecycle/records", tenant=tenant)
 
 
-def _record(r: dict, tenant: str) -> Record:
+def _record(r: dict[str, Any], tenant: str) -> Record:
     return Record(
         id=r["id"],
         text=r["text"],
@@ -175,7 +176,7 @@ def _record(r: dict, tenant: str) -> Record:
     )
 
 
-def compiled_rows(records: list[dict], tenant: str, vocabulary: Vocabulary, embedder: Embedder) -> list:
+def compiled_rows(records: list[dict[str, Any]], tenant: str, vocabulary: Vocabulary, embedder: Embedder) -> list[Row]:
     """The facts the compiler makes of the record episodes (rows for ``ingest/write_memories``)."""
     episodes = [r for r in records if r["kind"] == "episode"]
     if not episodes:
@@ -195,8 +196,8 @@ def rebuild(
     embedder: Embedder,
     vocabulary: Vocabulary,
     tenant: str,
-    manifest_path: str | os.PathLike | None = None,
-) -> dict:
+    manifest_path: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
     before = manifest(store, tenant, embedder.model_id)
     records = _records(store, tenant)
     recorded = {r["id"]: r["recorded_at"] for r in records}
@@ -218,11 +219,11 @@ def rebuild(
     fact_texts = [t for t in dict.fromkeys(row.text for row in compiled) if t not in vectors]
     if fact_texts:
         vectors.update(zip(fact_texts, embedder.encode(fact_texts)))
-    by_time: dict[dt.datetime, list] = defaultdict(list)
+    by_time: dict[dt.datetime, list[Row]] = defaultdict(list)
     for row in compiled:
         by_time[recorded[row.derived_from]].append(row)
 
-    def work(tx: Tx) -> dict:
+    def work(tx: Tx) -> dict[str, Any]:
         out: dict[str, int] = {}
         out["derived_removed"] = tx.run(
             "lifecycle/drop_derived_memories", tenant=tenant, origins=["compiled", "consolidated"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from typing import Mapping
+from typing import Any, Mapping
 
 from ..embed import Embedder
 from ..errors import InputError
@@ -38,7 +38,7 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
-def parse_duration(value) -> dt.timedelta | None:
+def parse_duration(value: object) -> dt.timedelta | None:
     """'30d', '12h', '2w', 'never' (None), or a timedelta / number of days."""
     if value is None or isinstance(value, dt.timedelta):
         return value
@@ -67,7 +67,7 @@ def _before(now: dt.datetime, ttl: dt.timedelta) -> dt.datetime:
         return dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 
 
-def _overrides(spec: str | Mapping | None) -> dict[str, dt.timedelta | None]:
+def _overrides(spec: str | Mapping[str, object] | None) -> dict[str, dt.timedelta | None]:
     """The classes a mapping or a 'class=duration,...' string names, with their TTLs."""
     if not spec:
         return {}
@@ -87,12 +87,14 @@ def _overrides(spec: str | Mapping | None) -> dict[str, dt.timedelta | None]:
     return out
 
 
-def configured_ttls(override: str | Mapping | None = None) -> dict[str, dt.timedelta | None]:
+def configured_ttls(override: str | Mapping[str, object] | None = None) -> dict[str, dt.timedelta | None]:
     """TTL per class: the defaults, then ``KGMEM_RETENTION``, then ``override``."""
     return {**DEFAULT_TTLS, **_overrides(os.environ.get(ENV)), **_overrides(override)}
 
 
-def expired(store: Store, tenant: str, now: dt.datetime, ttls: Mapping[str, dt.timedelta | None]) -> list[dict]:
+def expired(
+    store: Store, tenant: str, now: dt.datetime, ttls: Mapping[str, dt.timedelta | None]
+) -> list[dict[str, Any]]:
     cutoffs = [{"retention": cls, "before": _before(now, ttl)} for cls, ttl in sorted(ttls.items()) if ttl is not None]
     if not cutoffs:
         return []
@@ -115,16 +117,16 @@ def gc(
     tenant: str,
     *,
     now: dt.datetime | None = None,
-    ttls: str | Mapping | None = None,
+    ttls: str | Mapping[str, object] | None = None,
     dry_run: bool = False,
-) -> dict:
+) -> dict[str, Any]:
     """Forget every expired record (``dry_run``: only list them)."""
     now = now or dt.datetime.now(dt.timezone.utc)
     if now.tzinfo is None:
         now = now.replace(tzinfo=dt.timezone.utc)
     table = configured_ttls(ttls)
     found = expired(store, tenant, now, table)
-    out = {
+    out: dict[str, Any] = {
         "dry_run": dry_run,
         "now": now,
         "ttls": {k: (None if v is None else v.total_seconds()) for k, v in table.items()},
