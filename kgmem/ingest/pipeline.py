@@ -18,10 +18,10 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sized
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sized
 
 from ..config import DEFAULT_BATCH, IN_MEMORY_PAIRS_MAX
 from ..embed import Embedder
@@ -33,6 +33,12 @@ from ..vocab import Vocabulary
 from .prepare import Preparer, Row
 from .records import PART_TRANSFORM, Record, parse_record, read_jsonl
 from .writer import BatchResult, link_causes, link_derived, write_batch
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+# a batch being written: its transaction's future, its record count, its rows and the tenant
+_Pending = tuple[Future[BatchResult], int, list[Row], str]
 
 Progress = Callable[[int, int], None]
 # texts embedded between two progress calls: the bar moves while a batch is embedded, not only when its
@@ -251,7 +257,7 @@ class Ingestor:
 
     def _check_tombstones(self, tenant: str, items: list[_Item], report: IngestReport) -> list[_Item]:
         """A record forgotten on purpose stays forgotten unless ``force``; one that expired (gc) may return."""
-        stones: dict[str, dict] = {}
+        stones: dict[str, dict[str, Any]] = {}
         for i in range(0, len(items), 5000):
             chunk = items[i : i + 5000]
             for row in self.store.read(
@@ -355,13 +361,13 @@ class Ingestor:
         preparer = self._preparer
         batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
         batch_of = {it.record.id: b for b, batch in enumerate(batches) for it in batch}
-        deferred: list[dict] = []
+        deferred: list[dict[str, Any]] = []
 
-        deferred_parts: list[dict] = []
+        deferred_parts: list[dict[str, Any]] = []
 
-        def parts_for(b: int, batch: list[_Item]) -> list[dict]:
+        def parts_for(b: int, batch: list[_Item]) -> list[dict[str, Any]]:
             """DERIVED_FROM links of this batch's parts to their whole (later, when the whole is in a later batch)."""
-            now_links: list[dict] = []
+            now_links: list[dict[str, Any]] = []
             for it in batch:
                 whole = it.record.part_of
                 if whole is not None:
@@ -369,8 +375,8 @@ class Ingestor:
                     (deferred_parts if batch_of.get(whole, -1) > b else now_links).append(link)
             return now_links
 
-        def links_for(b: int, batch: list[_Item]) -> list[dict]:
-            now_links: list[dict] = []
+        def links_for(b: int, batch: list[_Item]) -> list[dict[str, Any]]:
+            now_links: list[dict[str, Any]] = []
             for it in batch:
                 for cause in it.record.caused_by:
                     link = {
@@ -383,18 +389,18 @@ class Ingestor:
                     (deferred if batch_of.get(cause, -1) > b else now_links).append(link)
             return now_links
 
-        def prepare(b: int) -> tuple[list[Row], tuple[list[dict], list[dict]]]:
+        def prepare(b: int) -> tuple[list[Row], tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
             prepared = preparer.prepare(it.record for it in batches[b])
             for p in prepared.new_predicates:
                 if p not in report.new_predicates:
                     report.new_predicates.append(p)
             return prepared.rows, (links_for(b, batches[b]), parts_for(b, batches[b]))
 
-        def embed(rows: list[Row], records: int) -> dict:
+        def embed(rows: list[Row], records: int) -> dict[str, np.ndarray]:
             # by length, so each chunk pads as little as the whole batch would in one call (the encoder
             # batches a call's texts by length)
             texts = sorted(dict.fromkeys(r.text for r in rows), key=len)
-            vectors: dict = {}
+            vectors: dict[str, np.ndarray] = {}
             told = 0  # thirds of a record reported for this batch's embedding so far (3 * records at the end)
             for start in range(0, len(texts), PROGRESS_STEP):
                 chunk = texts[start : start + PROGRESS_STEP]
@@ -404,7 +410,11 @@ class Ingestor:
                 told = reached
             return vectors
 
-        def write(rows, vectors, links) -> BatchResult:
+        def write(
+            rows: list[Row],
+            vectors: dict[str, np.ndarray],
+            links: tuple[list[dict[str, Any]], list[dict[str, Any]]],
+        ) -> BatchResult:
             return self.store.write_tx(
                 lambda tx: write_batch(
                     tx,
@@ -420,7 +430,7 @@ class Ingestor:
 
         # three stages overlap: normalising batch b+1 (a thread), embedding batch b (here; torch releases
         # the GIL) and writing batch b-1 (a thread, one transaction per batch, in order)
-        pending: tuple | None = None
+        pending: _Pending | None = None
         try:
             with (
                 ThreadPoolExecutor(max_workers=1, thread_name_prefix="kgmem-prepare") as prep_pool,
@@ -457,7 +467,7 @@ class Ingestor:
             )
 
     @staticmethod
-    def _collect(pending, report: IngestReport, progress: _Progress) -> None:
+    def _collect(pending: _Pending, report: IngestReport, progress: _Progress) -> None:
         fut, n_records, rows, tenant = pending
         res: BatchResult = fut.result()
         report.created += sum(1 for r in rows if r.origin == "record")

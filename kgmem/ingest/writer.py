@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -22,8 +22,8 @@ class BatchResult:
     entities: int = 0
 
 
-def entity_rows(rows: Sequence[Row]) -> list[dict]:
-    by_key: dict[str, dict] = {}
+def entity_rows(rows: Sequence[Row]) -> list[dict[str, Any]]:
+    by_key: dict[str, dict[str, Any]] = {}
     for row in rows:
         for key, name, name_like in row.entities:
             ent = by_key.setdefault(key, {"key": key, "name": name, "aliases": [], "memory_ids": [], "named": 0})
@@ -34,7 +34,7 @@ def entity_rows(rows: Sequence[Row]) -> list[dict]:
     return list(by_key.values())
 
 
-def stream_rows(rows: Sequence[Row]) -> list[dict]:
+def stream_rows(rows: Sequence[Row]) -> list[dict[str, Any]]:
     first: dict[str, dt.datetime] = {}
     for row in rows:
         if row.stream and (row.stream not in first or row.at < first[row.stream]):
@@ -50,8 +50,8 @@ def write_batch(
     model_id: str,
     rows: Sequence[Row],
     vectors: Mapping[str, np.ndarray],
-    causal_links: Sequence[dict],
-    part_links: Sequence[dict] = (),
+    causal_links: Sequence[dict[str, Any]],
+    part_links: Sequence[dict[str, Any]] = (),
 ) -> BatchResult:
     """Write rows, lineage (compiled facts to their episode, parts to their whole: ``part_links``), entities and
     causal links, then rebuild the touched slot and stream chains."""
@@ -88,14 +88,16 @@ def write_batch(
     return res
 
 
-def link_causes(tx: Tx, *, tenant: str, links: Sequence[dict]) -> int:
+def link_causes(tx: Tx, *, tenant: str, links: Sequence[dict[str, Any]]) -> int:
     if not links:
         return 0
-    return tx.run("ingest/link_causes", tenant=tenant, links=list(links))[0]["created"]
+    created: int = tx.run("ingest/link_causes", tenant=tenant, links=list(links))[0]["created"]
+    return created
 
 
-def link_derived(tx: Tx, *, tenant: str, links: Sequence[dict]) -> int:
+def link_derived(tx: Tx, *, tenant: str, links: Sequence[dict[str, Any]]) -> int:
     """DERIVED_FROM {transform} edges (id → source), merged: a repeat creates nothing."""
     if not links:
         return 0
-    return tx.run("ingest/link_derived", tenant=tenant, links=list(links))[0]["created"]
+    created: int = tx.run("ingest/link_derived", tenant=tenant, links=list(links))[0]["created"]
+    return created
