@@ -7,11 +7,12 @@ Every answer comes from Neo4j through the public API.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 
 from .api import MemoryGraph
-from .results import iso
+from .results import Fact, iso
 
 # The story's single source is fixtures/demo/demo.jsonl; the wheel build copies it to kgmem/data (setup.py).
 _PACKAGED = Path(__file__).resolve().parent / "data" / "demo.jsonl"
@@ -19,13 +20,13 @@ _CHECKOUT = Path(__file__).resolve().parents[1] / "fixtures" / "demo" / "demo.js
 DEMO_FILE = _PACKAGED if _PACKAGED.is_file() else _CHECKOUT
 
 
-def _fact(f) -> str:
+def _fact(f: Fact | None) -> str:
     if f is None:
         return "nothing recorded"
     return f"{'' if f.polarity else 'NOT '}{f.object}   [{f.id}, since {iso(f.valid_from)}]"
 
 
-def run(mg: MemoryGraph, echo=click.echo) -> dict:
+def run(mg: MemoryGraph, echo: Callable[[str], None] = click.echo) -> dict[str, Any]:
     """Ingest the demo story (idempotent) and print the answers. Returns them for tests."""
     if not DEMO_FILE.exists():
         raise FileNotFoundError(
@@ -45,7 +46,7 @@ def run(mg: MemoryGraph, echo=click.echo) -> dict:
         f"ingest: read {report.read}, created {report.created}, unchanged {report.unchanged}, "
         f"superseded {report.superseded}, linked {report.linked}, errors {len(report.errors)}"
     )
-    answers: dict = {}
+    answers: dict[str, Any] = {}
 
     def section(title: str) -> None:
         echo("")

@@ -31,8 +31,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..config import cache_dir, kgmem_home, local_server_state_path
 from ..errors import ServerError
@@ -163,7 +165,7 @@ class ServerSettings:
     explicit_version: bool = False  # --neo4j or KGMEM_NEO4J_VERSION was given
 
     @classmethod
-    def from_env(cls, **overrides) -> ServerSettings:
+    def from_env(cls, **overrides: int | str | None) -> ServerSettings:
         env = os.environ
         s = cls(
             bolt_port=int(env.get("KGMEM_BOLT_PORT", 7687)),
@@ -180,7 +182,7 @@ class ServerSettings:
         for k, v in overrides.items():
             if v is not None:
                 if k == "neo4j":
-                    v = resolve_version(v)
+                    v = resolve_version(str(v))
                     s.explicit_version = True
                 setattr(s, k, v)
                 if k in ("bolt_port", "http_port"):
@@ -312,17 +314,18 @@ def find_java(version: str = CURRENT_VERSION, jvm_root: Path = Path("/usr/lib/jv
 # ---------------------------------------------------------------- process control
 
 
-def _read_state() -> dict:
+def _read_state() -> dict[str, Any]:
     p = local_server_state_path()
     if p.exists():
         try:
-            return json.loads(p.read_text())
+            state: dict[str, Any] = json.loads(p.read_text())
+            return state
         except ValueError:
             return {}
     return {}
 
 
-def _write_state(state: dict) -> None:
+def _write_state(state: dict[str, Any]) -> None:
     p = local_server_state_path()
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_suffix(".tmp")
@@ -429,7 +432,7 @@ def _write_conf(settings: ServerSettings) -> Path:
     return conf
 
 
-def _positive_int(env, name: str, default: int) -> int:
+def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
     raw = env.get(name)
     if raw is None or raw == "":
         return default
@@ -449,7 +452,7 @@ def _heap_flag(size: str) -> str:
     return m.group(1) + m.group(2).lower()
 
 
-def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dict:
+def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dict[str, Any]:
     """Start the local server if it is not running; wait until Bolt answers. Idempotent."""
     settings = settings or ServerSettings.from_env()
     state = _read_state()
@@ -549,7 +552,7 @@ def start(settings: ServerSettings | None = None, *, quiet: bool = False) -> dic
     return {**status(settings), "already_running": False, "start_seconds": round(time.monotonic() - t0, 2)}
 
 
-def _home_version(settings: ServerSettings, state: dict | None) -> ServerSettings:
+def _home_version(settings: ServerSettings, state: dict[str, Any] | None) -> ServerSettings:
     """The version to run on a home whose data exists (``state``: its server.json; None for a new home): the
     version it was created with. Asking for another generation is an error (a store upgrade is one-way)."""
     if not state or state.get("home") != str(settings.home) or not state.get("version"):
@@ -568,7 +571,7 @@ def _home_version(settings: ServerSettings, state: dict | None) -> ServerSetting
     )
 
 
-def _recorded_ports(settings: ServerSettings, state: dict) -> ServerSettings:
+def _recorded_ports(settings: ServerSettings, state: dict[str, Any]) -> ServerSettings:
     """``settings`` with this home's recorded ports (its ``server.json``: the ports it last ran on) for the ports
     not asked for (option or ``KGMEM_*_PORT``): a home started on 7730 starts there again, and says so when
     stopped."""
@@ -586,7 +589,7 @@ def _recorded_ports(settings: ServerSettings, state: dict) -> ServerSettings:
     )
 
 
-def _running_settings(settings: ServerSettings, state: dict, pid: int) -> ServerSettings:
+def _running_settings(settings: ServerSettings, state: dict[str, Any], pid: int) -> ServerSettings:
     """The settings of the server of this home that already runs (pid ``pid``): its ports come from its state
     file. Ports asked for explicitly that differ from them are an error at once (one server per home)."""
     bolt_port, http_port = state.get("bolt_port"), state.get("http_port")
@@ -655,7 +658,7 @@ def _run_admin(java: str, settings: ServerSettings, args: list[str]) -> None:
         )
 
 
-def stop(settings: ServerSettings | None = None, timeout: float = 60.0) -> dict:
+def stop(settings: ServerSettings | None = None, timeout: float = 60.0) -> dict[str, Any]:
     """Stop the server this pid file names. Leaves any other Neo4j alone."""
     settings = settings or ServerSettings.from_env()
     pid = running_pid(settings)
@@ -676,7 +679,7 @@ def stop(settings: ServerSettings | None = None, timeout: float = 60.0) -> dict:
     return {**status(settings), "was_running": True}
 
 
-def status(settings: ServerSettings | None = None) -> dict:
+def status(settings: ServerSettings | None = None) -> dict[str, Any]:
     settings = settings or ServerSettings.from_env()
     state = _read_state()
     pid = running_pid(settings)
@@ -703,7 +706,7 @@ def status(settings: ServerSettings | None = None) -> dict:
     }
 
 
-def env_lines(info: dict | None = None) -> list[str]:
+def env_lines(info: dict[str, Any] | None = None) -> list[str]:
     """``export NEO4J_URI=…`` lines for the server ``info`` describes (default: this home's), quoted for a
     POSIX shell: ``eval "$(kgmem server start)"`` sets them for the programs the shell runs."""
     import shlex
