@@ -116,9 +116,9 @@ class Embedder:
                 return previous
             import torch
 
-            previous = torch.get_num_threads()
+            before: int = torch.get_num_threads()  # (torch is optional: without it, mypy sees Any)
             torch.set_num_threads(threads or os.cpu_count() or 1)
-            return previous
+            return before
 
     def encode(self, texts: Sequence[str], batch_size: int | None = None) -> np.ndarray:
         """Embed many texts: an (n, 384) float32 array of unit vectors."""
