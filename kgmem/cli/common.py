@@ -5,13 +5,21 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, ParamSpec, TypeVar, overload
 
 import click
 from click.core import ParameterSource
 
 from ..config import DEFAULT_TENANT
 from ..errors import KgmemError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..api import MemoryGraph
+
+# a command's function, as click's decorators take and return it
+FC = TypeVar("FC", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 # set in ctx.meta by scripts/gen_cli_docs.py: help texts that name this machine (the Browser's port) show the
@@ -31,13 +39,19 @@ LOGIN_MOVED = "the Neo4j login is -u/--username (with -p/--password)"
 OWNER_COMMANDS = "remember, recall, ask, ingest"
 
 
-def connection_options(fn: Callable | None = None, *, password_short: bool = True) -> Callable:
+@overload
+def connection_options(fn: FC, *, password_short: bool = True) -> FC: ...
+@overload
+def connection_options(fn: None = None, *, password_short: bool = True) -> Callable[[FC], FC]: ...
+
+
+def connection_options(fn: FC | None = None, *, password_short: bool = True) -> FC | Callable[[FC], FC]:
     """--uri, -u/--username, -p/--password, --database (cypher-shell's names) and --tenant, read from the
     environment when not given. ``password_short=False`` leaves ``-p`` to the command (``remember -p`` is the
     predicate). A command without an owner (see :func:`owner_option`) answers ``--user`` with a one-line
     usage error that says where the login went."""
 
-    def wrap(fn: Callable) -> Callable:
+    def wrap(fn: FC) -> FC:
         opts = [
             # the environment is read by kgmem.config.resolve_connection, not here: a NEO4J_PASSWORD without
             # a NEO4J_URI is not sent to the local server (whose login its home recorded)
@@ -86,15 +100,15 @@ def _no_owner(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         )
 
 
-def owner_option(help: str) -> Callable:
+def owner_option(help: str) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """--user OWNER: the memory's owner (a record's ``user``), passed to the command as ``owner``. The old
     ``--for-user`` still works (hidden). ``--user X`` with ``--password`` on the command line and no
     ``--username`` is the old login spelling: a one-line usage error says so instead of storing for X.
     Put it below :func:`connection_options` (applied first, so that one knows the command has an owner)."""
 
-    def wrap(fn: Callable) -> Callable:
+    def wrap(fn: Callable[..., R]) -> Callable[..., R]:
         @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: Any, **kwargs: Any) -> R:
             owner, old = kwargs.pop("owner"), kwargs.pop("for_user_alias")
             if owner is not None and old is not None and owner != old:
                 usage_error("--user and --for-user name two owners", "give --user once")
@@ -111,9 +125,9 @@ def owner_option(help: str) -> Callable:
                 )
             return fn(*args, owner=owner if owner is not None else old, **kwargs)
 
-        wrapper._kgmem_owner = True  # type: ignore[attr-defined]
-        wrapper = click.option("--for-user", "for_user_alias", hidden=True, default=None)(wrapper)
-        return click.option("--user", "owner", default=None, metavar="NAME", help=help)(wrapper)
+        wrapper.__dict__["_kgmem_owner"] = True
+        with_alias = click.option("--for-user", "for_user_alias", hidden=True, default=None)(wrapper)
+        return click.option("--user", "owner", default=None, metavar="NAME", help=help)(with_alias)
 
     return wrap
 
@@ -124,11 +138,13 @@ def usage_error(message: str, fix: str) -> None:
     sys.exit(EXIT_USAGE)
 
 
-def json_option(fn: Callable) -> Callable:
+def json_option(fn: FC) -> FC:
     return click.option("--json", "as_json", is_flag=True, help="Print the contract's JSON instead of a table.")(fn)
 
 
-def open_graph(uri, username, password, database, tenant, **kwargs):
+def open_graph(
+    uri: str | None, username: str | None, password: str | None, database: str | None, tenant: str, **kwargs: Any
+) -> MemoryGraph:
     """The graph a command works on, its database checked at once (exit 3 when it does not answer)."""
     from ..api import MemoryGraph
 
@@ -144,11 +160,11 @@ def fail(message: str, code: int = EXIT_INPUT) -> None:
     sys.exit(code)
 
 
-def handle_errors(fn: Callable) -> Callable:
+def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn kgmem errors into a one-line message on stderr and the contract's exit code."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except KgmemError as e:

@@ -15,7 +15,7 @@ from .common import connection_options, emit_json, handle_errors, json_option, o
 # The methods are called through the mixin so the commands work whether or not MemoryGraph includes it yet.
 
 
-def _plain(value):
+def _plain(value: object) -> object:
     """JSON-ready: datetimes as RFC 3339, tuples as lists."""
     if isinstance(value, dt.datetime):
         return iso(value)
@@ -31,7 +31,15 @@ def _plain(value):
 @connection_options
 @json_option
 @handle_errors
-def forget(memory_id, uri, username, password, database, tenant, as_json) -> None:
+def forget(
+    memory_id: str,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
     """Forget a memory and what was derived from it.
 
     Facts compiled from it are deleted (their slots fall back to the previous version), summaries and merges
@@ -56,7 +64,15 @@ def forget(memory_id, uri, username, password, database, tenant, as_json) -> Non
 @connection_options
 @json_option
 @handle_errors
-def forget_stream(stream, uri, username, password, database, tenant, as_json) -> None:
+def forget_stream(
+    stream: str,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
     """Forget a whole stream (a conversation, a channel, a chat export) and what was derived from it.
 
     Every memory whose stream is STREAM goes as with `kgmem forget`, each leaving a tombstone. A document's
@@ -88,7 +104,17 @@ def forget_stream(stream, uri, username, password, database, tenant, as_json) ->
 @connection_options
 @json_option
 @handle_errors
-def gc(dry_run, now, ttls, uri, username, password, database, tenant, as_json) -> None:
+def gc(
+    dry_run: bool,
+    now: str | None,
+    ttls: tuple[str, ...],
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
     """Forget the memories whose retention has expired (recorded_at + TTL <= now).
 
     Retention classes: permanent and standard never expire, short after 30 days, ephemeral after 1 day
@@ -115,7 +141,17 @@ def gc(dry_run, now, ttls, uri, username, password, database, tenant, as_json) -
 @json_option
 @handle_errors
 def consolidate(
-    dry_run, threshold, min_cluster, pattern_threshold, decay, uri, username, password, database, tenant, as_json
+    dry_run: bool,
+    threshold: float | None,
+    min_cluster: int | None,
+    pattern_threshold: float | None,
+    decay: float | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+    as_json: bool,
 ) -> None:
     """Compaction pass: merge near-duplicates, summarise recurring episodes, fix slot chains, decay and
     reinforce entity co-occurrence. Each run is recorded as a :ConsolidationRun node."""
@@ -150,7 +186,15 @@ def consolidate(
 @connection_options
 @json_option
 @handle_errors
-def export(file, uri, username, password, database, tenant, as_json) -> None:
+def export(
+    file: str,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
     """Export the tenant as deterministic JSONL ('-' writes to stdout): every memory (without embeddings),
     entity, edge with its properties, tombstone and consolidation run."""
     with open_graph(uri, username, password, database, tenant) as mg:
@@ -171,7 +215,15 @@ def export(file, uri, username, password, database, tenant, as_json) -> None:
 @connection_options
 @json_option
 @handle_errors
-def import_(file, uri, username, password, database, tenant, as_json) -> None:
+def import_(
+    file: str,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
     """Restore an export into an empty tenant exactly as it was (texts are re-embedded; nothing is inferred,
     compiled or superseded again). All or nothing."""
     if not Path(file).exists():
@@ -197,7 +249,15 @@ def import_(file, uri, username, password, database, tenant, as_json) -> None:
 @connection_options
 @json_option
 @handle_errors
-def rebuild(manifest_path, uri, username, password, database, tenant, as_json) -> None:
+def rebuild(
+    manifest_path: str | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
     """Recompute every derived artefact (embeddings, compiled facts, slot and NEXT chains, inferred causes,
     summaries) from the record memories and compare the manifests before and after."""
     with open_graph(uri, username, password, database, tenant) as mg:

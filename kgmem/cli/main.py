@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol, cast
 
 import click
 
@@ -41,7 +44,16 @@ def admin() -> None:
 @connection_options
 @json_option
 @handle_errors
-def admin_cleanup(prefix, dry_run, uri, username, password, database, tenant, as_json) -> None:
+def admin_cleanup(
+    prefix: str,
+    dry_run: bool,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
     """Delete the tenants an interrupted test or benchmark run left behind (e.g. --prefix test-).
 
     Tests and benchmarks delete their own tenants when they end, even when interrupted; a run that was
@@ -67,7 +79,7 @@ for _cmd in MEMORY_COMMANDS + LIFECYCLE_COMMANDS:
 @cli.command("demo")
 @connection_options
 @handle_errors
-def demo(uri, username, password, database, tenant) -> None:
+def demo(uri: str | None, username: str | None, password: str | None, database: str | None, tenant: str) -> None:
     """Load the demo story into tenant 'demo' (or --tenant) and ask it why / now / as-of / recall questions."""
     from .. import demo as demo_mod
 
@@ -85,7 +97,15 @@ def demo(uri, username, password, database, tenant) -> None:
 @connection_options
 @json_option
 @handle_errors
-def init(rebuild_indexes, uri, username, password, database, tenant, as_json) -> None:
+def init(
+    rebuild_indexes: bool,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+    as_json: bool,
+) -> None:
     """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE. Prepares the
     embedding model too (once per install), so that the first recall does not."""
     with open_graph(uri, username, password, database, tenant) as mg:
@@ -175,7 +195,7 @@ def _browser_url(ctx: click.Context) -> str:
     "[env KGMEM_TENANT; default: the example's].",
 )
 @handle_errors
-def cypher_cmd(name, list_, part, tenant) -> None:
+def cypher_cmd(name: str | None, list_: bool, part: str | None, tenant: str | None) -> None:
     """Print a Cypher statement from cypher/ with its header and example `:param` lines.
 
     \b
@@ -239,7 +259,7 @@ def _clip(text: str, width: int) -> str:
 @click.option("--trials", type=int, default=None, help="Trials per experiment (default 5; quick 2).")
 @click.option("--list", "list_", is_flag=True, help="List the suites and exit.")
 @handle_errors
-def bench(suites, quick, out, trials, list_) -> None:
+def bench(suites: tuple[str, ...], quick: bool, out: str, trials: int | None, list_: bool) -> None:
     """Run the benchmarks: the founding papers' experiments and kgmem's speed against baselines measured in the
     same run. Writes <out>/<suite>.json, <out>/REPORT.md and PNG plots. Uses the same Neo4j as the other
     commands (NEO4J_URI or the local server). Needs a clone of the repository (bench/ is not in the wheel)."""
@@ -257,15 +277,27 @@ _BENCH_FIX = (
 )
 
 
-def _bench_runner():
+class _Suite(Protocol):
+    title: str
+
+
+class _BenchRunner(Protocol):
+    """What `kgmem bench` uses of ``kgmem_bench.runner`` (a checkout's module, imported by name)."""
+
+    def discover(self) -> Mapping[str, _Suite]: ...
+
+    def main_cli(self, suites: list[str] | None, quick: bool, out: str, *, trials: int | None = None) -> int: ...
+
+
+def _bench_runner() -> _BenchRunner:
     """The benchmarks live beside the library in a checkout (``bench/kgmem_bench``), not in the wheel: they
     read the repository's fixtures and ``../shared``'s data sets. Outside a checkout, or without the
     ``[bench]`` extra's packages, a one-line usage error (exit 2) says what to do."""
     import importlib
 
-    def load():
+    def load() -> _BenchRunner:
         try:
-            return importlib.import_module("kgmem_bench.runner")
+            return cast(_BenchRunner, importlib.import_module("kgmem_bench.runner"))
         except ModuleNotFoundError as e:
             if e.name and e.name.split(".")[0] == "kgmem_bench":
                 raise
@@ -288,10 +320,8 @@ def _bench_runner():
     raise NotAvailable("the benchmarks are not part of an installed kgmem", fix=_BENCH_FIX)
 
 
-def _bench_dir():
+def _bench_dir() -> Path | None:
     """The checkout's ``bench/`` directory (in the working directory, or beside the package), else None."""
-    from pathlib import Path
-
     for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         if (base / "bench" / "kgmem_bench" / "runner.py").is_file():
             return base / "bench"

@@ -33,7 +33,19 @@ from .common import connection_options, handle_errors
 )
 @connection_options
 @handle_errors
-def mcp(http, host, port, http_path, token, allow_hosts, uri, username, password, database, tenant) -> None:
+def mcp(
+    http: bool,
+    host: str,
+    port: int,
+    http_path: str,
+    token: str | None,
+    allow_hosts: tuple[str, ...],
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str,
+) -> None:
     """Run a Model Context Protocol server for one tenant (--tenant or KGMEM_TENANT; no tool can change it).
 
     Tools: remember, ingest, ingest_document, recall, why, now, as_of, history, changes, timeline, neighbourhood,

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import click
 
 from .. import server as srv
-from .common import emit_json, handle_errors, json_option
+from .common import FC, emit_json, handle_errors, json_option
 
 
-def _settings(bolt_port, http_port, heap, pagecache, neo4j=None):
+def _settings(
+    bolt_port: int | None, http_port: int | None, heap: str | None, pagecache: str | None, neo4j: str | None = None
+) -> srv.ServerSettings:
     return srv.ServerSettings.from_env(
         bolt_port=bolt_port, http_port=http_port, heap=heap, pagecache=pagecache, neo4j=neo4j
     )
@@ -23,11 +26,11 @@ _NEO4J_HELP = (
 )
 
 
-def _neo4j_option(fn):
+def _neo4j_option(fn: FC) -> FC:
     return click.option("--neo4j", "neo4j", default=None, metavar="VERSION", help=_NEO4J_HELP)(fn)
 
 
-def _server_options(fn):
+def _server_options(fn: FC) -> FC:
     fn = click.option("--pagecache", default=None, help="Page cache size, e.g. 1g [env KGMEM_NEO4J_PAGECACHE; 1g].")(fn)
     fn = click.option("--heap", default=None, help="JVM heap, e.g. 1g [env KGMEM_NEO4J_HEAP; 1g].")(fn)
     fn = click.option(
@@ -61,7 +64,14 @@ def server() -> None:
 @_neo4j_option
 @json_option
 @handle_errors
-def start(bolt_port, http_port, heap, pagecache, neo4j, as_json) -> None:
+def start(
+    bolt_port: int | None,
+    http_port: int | None,
+    heap: str | None,
+    pagecache: str | None,
+    neo4j: str | None,
+    as_json: bool,
+) -> None:
     """Start the server (idempotent) and wait until Bolt answers; print `export NEO4J_*=…` lines for a shell:
     eval "$(kgmem server start)" points other tools (and kgmem elsewhere) at it."""
     info = srv.start(_settings(bolt_port, http_port, heap, pagecache, neo4j), quiet=as_json)
@@ -78,7 +88,7 @@ def start(bolt_port, http_port, heap, pagecache, neo4j, as_json) -> None:
 @_server_options
 @json_option
 @handle_errors
-def stop(bolt_port, http_port, heap, pagecache, as_json) -> None:
+def stop(bolt_port: int | None, http_port: int | None, heap: str | None, pagecache: str | None, as_json: bool) -> None:
     """Stop the server started by `kgmem server start` (by its pid file; other Neo4j processes are left alone)."""
     info = srv.stop(_settings(bolt_port, http_port, heap, pagecache))
     if as_json:
@@ -92,7 +102,14 @@ def stop(bolt_port, http_port, heap, pagecache, as_json) -> None:
 @_neo4j_option
 @json_option
 @handle_errors
-def status(bolt_port, http_port, heap, pagecache, neo4j, as_json) -> None:
+def status(
+    bolt_port: int | None,
+    http_port: int | None,
+    heap: str | None,
+    pagecache: str | None,
+    neo4j: str | None,
+    as_json: bool,
+) -> None:
     """Say whether the server runs: pid, ports, version, data directory."""
     info = srv.status(_settings(bolt_port, http_port, heap, pagecache, neo4j))
     if as_json:
@@ -108,7 +125,7 @@ def status(bolt_port, http_port, heap, pagecache, neo4j, as_json) -> None:
         click.echo(f"{'note':9} NEO4J_URI is set: kgmem commands use {external}, not this local server")
 
 
-def _no_pid(info: dict) -> str:
+def _no_pid(info: dict[str, Any]) -> str:
     """What `status` says instead of a pid when this home's server does not run: whether something else
     listens on its Bolt port (another Neo4j, in Docker or started elsewhere)."""
     import socket
@@ -127,7 +144,7 @@ def _no_pid(info: dict) -> str:
 @server.command("logs")
 @click.option("-n", "--lines", default=50, show_default=True, help="How many lines from the end.")
 @handle_errors
-def logs(lines) -> None:
+def logs(lines: int) -> None:
     """Print the end of the server log."""
     click.echo(srv.tail_log(lines=lines))
 
@@ -135,6 +152,6 @@ def logs(lines) -> None:
 @server.command("fetch")
 @_neo4j_option
 @handle_errors
-def fetch(neo4j) -> None:
+def fetch(neo4j: str | None) -> None:
     """Download the Neo4j jars into the cache (start does this when needed)."""
     click.echo(str(srv.fetch(version=_settings(None, None, None, None, neo4j).neo4j)))
