@@ -9,7 +9,8 @@ answer (+ manifest).
 2. :func:`fuse` — reciprocal rank fusion of the channels (pure);
 3. :func:`boost` — the entity and time boosts, on the details of every candidate (:func:`bonuses` is pure);
 4. :func:`select` — the best ``k`` hits, one per repeated sentence (:func:`collapse` is pure);
-5. :func:`judge` — the hand policy per hit and the learned confidence for the answer (pure);
+5. :func:`judge` — what the verdict reads, then its steps (:mod:`kgmem.query.verdict`: the hand policy per hit,
+   the learned confidence for the answer, a retired best hit, an answer no memory gives; pure);
 6. :func:`attach_context` — the NEXT neighbours of each hit, when asked;
 7. :func:`manifest` — what ran and why, when ``explain``.
 """
@@ -33,13 +34,15 @@ from ..results import Hit, Recall, cosine, from_epoch, iso, normalised, retiring
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import channels as ch
-from . import confidence, currency, meaning, own_keywords, timeparse
-from .abstain import AbstainPolicy, Judgement, decide, identifier_tokens
+from . import confidence, currency, meaning, own_keywords
+from .abstain import AbstainPolicy
 from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
 from .fusion import boost as add_bonuses
 from .own_keywords import Given
 from .question import Keys, Question, keys_of, padded_key
+from .verdict import Reading, Verdict, verdict_of
+from .verdict import features as verdict_features
 
 CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
 CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "context_keyword", "window_keyword")
@@ -114,17 +117,6 @@ class Gathered:
     filters: Filters
     note: str | None = None  # why the time phrase's window was dropped
     timings: dict[str, float] = field(default_factory=dict)  # ms of steps inside the gathering (explain)
-
-
-@dataclass
-class Verdict:
-    abstained: bool
-    reason: str | None
-    decline: dict[str, Any] | None  # the kind of "no" (Recall.decline), None when answered
-    judgements: list[Judgement]
-    features: dict[str, float]
-    probability: float | None
-    model: confidence.ConfidenceModel | None
 
 
 @dataclass
@@ -552,120 +544,24 @@ def judge(
     *,
     where: currency.Standing,
 ) -> Verdict:
-    """Judge every hit by the hand policy, then let the learned confidence (the shipped model unless
-    ``opts.learned`` is false) decide the answer; sets each hit's ``confident``."""
-    judgements, abstained, reason = decide(hits, set(q.identifiers), opts.policy)
+    """Gather what the verdict reads (the retirements of the best hit that count, the pool's texts, names and
+    topic cosines), then run its steps (:func:`kgmem.query.verdict.verdict_of`): the hand policy per hit, then the
+    learned confidence (the shipped model unless ``opts.learned`` is false) for the answer; sets each hit's
+    ``confident``."""
     model = model or (confidence.shipped() if opts.learned else None)
-    mentions = {i: sorted(mentioned(d, entity_keys)) for i, d in got.details.items()} if entity_keys else {}
-    values = confidence.features(
-        hits,
-        {h.id: h.channels for h in hits},
-        plain,
-        opts.rrf_k,
-        tuple(got.found),
-        entity_keys,
-        mentions,
-        bool(hits) and bool(q.identifiers) and bool(q.identifiers & identifier_tokens(hits[0].text)),
-    )
-    stale = counted_retirements(hits[0], q, got, where, opts) if hits else []
     read_ids = read_pool(got.details, plain)
-    read = [got.details[i]["text"] for i in read_ids]
-    read_names = [names_of(got.details[i]) for i in read_ids]
-    read_topic = [topic_similarity(got.details[i]) for i in read_ids]
-    values.update(
-        meaning.features(
-            q.text,
-            [h.text for h in hits],
-            [names_of(got.details.get(h.id) or {}) for h in hits],
-            read,
-            bool(stale),
-            read_names,
-            read_topic,
-        )
+    reading = Reading(
+        stale=counted_retirements(hits[0], q, got, where, opts) if hits else [],
+        read=[got.details[i]["text"] for i in read_ids],
+        read_names=[names_of(got.details[i]) for i in read_ids],
+        read_topic=[topic_similarity(got.details[i]) for i in read_ids],
+        hit_names=[names_of(got.details.get(h.id) or {}) for h in hits],
+        mentions={i: sorted(mentioned(d, entity_keys)) for i, d in got.details.items()} if entity_keys else {},
     )
-    values.update(confidence.combined(values))
-    p_answer = model.probability(values) if model is not None else None
-    if model is not None and p_answer is not None and hits and not judgements[0].why.startswith("exact token"):
-        # the learned decision replaces the hand thresholds for the answer (an identifier of the question
-        # found by the keyword channel stays decisive: embeddings blur "zx9q", the model's cosine says little
-        # there); hits below the best keep their own judgement
-        abstained = p_answer < model.threshold
-        reason = f"not confident: learned confidence {p_answer:.2f} < {model.threshold:.2f}" if abstained else None
-        judgements[0] = Judgement(not abstained, f"learned confidence {p_answer:.2f} (threshold {model.threshold:.2f})")
-    if stale and p_answer is not None:
-        # a stale best hit about the present, what retired it not above it: as likely wrong as the link is sure
-        p_answer *= 1.0 - float(stale[0].get("confidence") or 1.0)
-        if model is not None and p_answer < model.threshold and not abstained:
-            abstained = True
-            reason = f"not confident: the best hit was retired by '{stale[0]['id']}'"
-            judgements[0] = Judgement(False, reason)
-    missing = answer_absent(q, read, hits)
-    if hits and p_answer is not None and missing is not None:
-        # what the question asks for is in no memory read, whatever the words around it match: a rule, not the
-        # model (the mirror of the exact-token rule above)
-        p_answer = min(p_answer, ABSENT_CONFIDENCE)
-        abstained = True
-        reason = f"not confident: {missing[0]}"
-        judgements[0] = Judgement(False, reason)
-    for hit, j in zip(hits, judgements):
-        hit.confident = j.confident and not abstained
-    decline: dict[str, Any] | None = None
-    if abstained and not hits:
-        decline = {"kind": "no_match"}
-    elif abstained and missing is not None:
-        decline = missing[1]
-    elif abstained:
-        decline = (meaning.decline(q.text, read, read_names) if model is not None else None) or {
-            "kind": "low_confidence"
-        }
-    if decline is not None and "message" in decline:
-        reason = f"{decline['message']} ({reason})" if reason else decline["message"]
-    return Verdict(abstained, reason, decline, judgements, values, p_answer, model)
+    values = verdict_features(hits, q, plain, opts.rrf_k, tuple(got.found), entity_keys, reading)
+    return verdict_of(hits, q, values, reading, opts.policy, model)
 
 
-def codes_absent(q: Question, read: list[str]) -> list[str]:
-    """The codes the question names (``zx7k``) that none of the texts read contains (the texts are tokenised only
-    when the question names one)."""
-    if not (read and q.identifiers):
-        return []
-    return sorted(q.identifiers - set().union(*(identifier_tokens(t) for t in read)))
-
-
-def answer_absent(q: Question, read: list[str], hits: Sequence[Hit]) -> tuple[str, dict[str, Any]] | None:
-    """What the question asks for that no memory read gives, when a rule can tell: (why, decline), else None.
-
-    * a code the question names (``zx7k``, ``INV-30000``) that none of the texts read contains;
-    * a question asking when something is or will be ("when does the Lisbon office lease end?") where none of
-      the best :data:`WHEN_HITS` hits that are about it (:func:`hits_about`) states a time: the time a memory was
-      recorded answers "when did …?", not "when is …?" (the time is in the words or nowhere)."""
-    codes = codes_absent(q, read)
-    if codes and len(codes) == len(q.identifiers):
-        text = f"nothing about {' '.join(codes)} in the memories"
-        return f"no memory mentions {', '.join(codes)}", {"kind": "topic_absent", "topic": codes, "message": text}
-    if (
-        hits
-        and timeparse.asks_when_ahead(q.text)
-        and not any(map(timeparse.says_when, hits_about(q, hits[:WHEN_HITS])))
-    ):
-        topic = meaning.topic_words(q.text)
-        text = "no memory says when" + (f" ({' '.join(topic)})" if topic else "")
-        return "no memory read states a time", {"kind": "topic_absent", "topic": ["when", *topic], "message": text}
-    return None
-
-
-def hits_about(q: Question, hits: Sequence[Hit]) -> list[str]:
-    """The texts of ``hits`` about what the question asks: that write a name it names ("Lisbon"), or, when it
-    names none, a word of its topic (a memory about the Porto office's lease says nothing of Lisbon's)."""
-    asked = meaning.asked(q.text)
-    if asked.names:
-        names = set(asked.names)
-        return [h.text for h in hits if names & set(meaning.words(h.text))]
-    topic = set(asked.salient)
-    return [h.text for h in hits if topic & meaning.stems(h.text)]
-
-
-ABSENT_CONFIDENCE = 0.05  # the confidence of an answer whose asked-for code or time no memory read gives
-WHEN_HITS = 5  # the hits whose words a question asking when something is must find a time in
 READ_POOL = 60  # candidates (best unboosted fused score first) whose texts the meaning features read
 
 
