@@ -5,115 +5,34 @@ Every problem is an :class:`~kgmem.errors.InputError` naming the line (when know
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import difflib
 import json
 import math
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Iterable, Iterator
 
 from ..errors import InputError
 from ..keys import content_key
 from ..normalize import entity_key
-from ..validate import (
-    MAX_ENTITIES,
-    MAX_ENTITY_NAME,
-    MAX_ID,
-    MAX_OBJECT,
-    MAX_SLOT_PART,
-    MAX_TEXT,
-    MAX_USER,
-    check_chars,
-    check_slot_parts,
-    check_user,
-    parse_time,
-    short,
-)
+from ..record_spec import KINDS, MAX_LIST, RETENTION_CLASSES, SPEC
+from ..record_spec import MAX_STREAM as MAX_STREAM  # kgmem.api.lifecycle takes it from here
+from ..validate import MAX_ENTITIES, check_chars, check_slot_parts, check_user, parse_time, short
 
-KINDS = ("episode", "fact", "summary")
 PART_TRANSFORM = "document/v1"  # the DERIVED_FROM edge from a record to the memory it is ``part_of``
-# the one definition of the retention classes (kgmem.derived.retention gives them their TTLs)
-RETENTION_CLASSES = ("permanent", "standard", "short", "ephemeral")
 
-MAX_TENANT = 200
-MAX_STREAM = 500
-MAX_SOURCE = 2000
-MAX_LIST = 1000  # entries of entities / caused_by
-_TIME = 'an RFC 3339 timestamp ("2026-03-03T09:30:00Z") or a date ("2026-03-03", midnight UTC)'
-
-
-def _field_schemas() -> dict[str, dict[str, Any]]:
-    """Every field of a memory record (contract §1) with its JSON schema: the one list of the fields. FIELDS,
-    the unknown-field check and :func:`record_schema` (what the MCP ``ingest`` tool publishes) come from it;
-    the limits are the ones :func:`parse_record` enforces."""
-
-    def text(description: str, max_len: int) -> dict[str, Any]:
-        return {"type": "string", "maxLength": max_len, "description": description}
-
-    def names(description: str, max_len: int, max_items: int = MAX_LIST) -> dict[str, Any]:
-        items = {"type": "string", "minLength": 1, "maxLength": max_len}
-        return {"type": "array", "items": items, "maxItems": max_items, "description": description}
-
-    return {
-        "text": {**text("What was observed, said or decided.", MAX_TEXT), "minLength": 1},
-        "id": text(
-            "Your stable id for the memory. Absent: a content key; sending an identical record again changes nothing.",
-            MAX_ID,
-        ),
-        "at": {"type": "string", "description": f"When it happened or was said: {_TIME}. Absent: now."},
-        "kind": {
-            "enum": list(KINDS),
-            "description": "episode (the default), fact (the default when subject, predicate and object are "
-            "given) or summary.",
-        },
-        "subject": text(
-            "A fact's subject, e.g. maya (subject, predicate and object: all three or none).", MAX_SLOT_PART
-        ),
-        "predicate": text(
-            "A fact's predicate, e.g. lives_in; an alias maps to the vocabulary's canonical name.", MAX_SLOT_PART
-        ),
-        "object": text("A fact's value, e.g. Lisbon.", MAX_OBJECT),
-        "polarity": {
-            "type": "boolean",
-            "default": True,
-            "description": 'false: the fact is negated or retracted ("I don\'t like diet coke anymore").',
-        },
-        "entities": names(
-            f"Entity names the memory mentions (at most {MAX_ENTITIES}, each linked). Absent: extracted from the "
-            f"text (the first {MAX_ENTITIES} names found are linked).",
-            MAX_ENTITY_NAME,
-            MAX_ENTITIES,
-        ),
-        "caused_by": names("Ids of the memories that caused this one (in the store or in the same batch).", MAX_ID),
-        "stream": text(
-            "The sequence it belongs to (a conversation, log or incident channel); memories of one stream are "
-            "linked in time order.",
-            MAX_STREAM,
-        ),
-        "source": text("Where it came from (provenance).", MAX_SOURCE),
-        "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "How sure the source is, 0 to 1."},
-        "tenant": text(
-            "The graph's tenant decides: a record may repeat it; a record naming another tenant is refused.",
-            MAX_TENANT,
-        ),
-        "user": text("A user scope inside the tenant.", MAX_USER),
-        "part_of": text(
-            "The id of the memory this one is a part of (a document's passage: kgmem ingest FILE.md); forgetting that "
-            "memory forgets this one. It must be in the store or in the same input.",
-            MAX_ID,
-        ),
-        "retention": {"enum": list(RETENTION_CLASSES), "description": "How long the memory is kept."},
-    }
-
-
-FIELDS = tuple(_field_schemas())
+FIELDS = tuple(SPEC)  # the record spec's fields (kgmem.record_spec), text first
+# the longest value of each field (a list's: its longest entry), from the spec's JSON schemas
+_MAX = MappingProxyType({name: spec.max_length for name, spec in SPEC.items()})
 # fields whose value identifies the record's content (id excluded: it names the content, it is not content)
 CONTENT_FIELDS = tuple(f for f in FIELDS if f != "id")
 
 
 def _user(obj: dict[str, Any], line: int | None) -> str | None:
     """The record's user as its key (:func:`kgmem.normalize.user_key`: case and accents do not matter)."""
-    raw = _str(obj, "user", line, max_len=MAX_USER)
+    raw = _str(obj, "user", line, max_len=_MAX["user"])
     return None if raw is None else check_user(raw, line=line)
 
 
@@ -124,7 +43,7 @@ def record_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "title": "memory record",
-        "properties": _field_schemas(),
+        "properties": {name: copy.deepcopy(dict(spec.schema)) for name, spec in SPEC.items()},
         "required": ["text"],
         "additionalProperties": False,
         "dependentRequired": {k: [o for o in spo if o != k] for k in spo},
@@ -161,7 +80,9 @@ class Record:
         return self.subject is not None
 
 
-def _str(obj: dict, name: str, line: int | None, *, required: bool = False, max_len: int | None = None) -> str | None:
+def _str(
+    obj: dict[str, Any], name: str, line: int | None, *, required: bool = False, max_len: int | None = None
+) -> str | None:
     value = obj.get(name)
     if value is None:
         if required:
@@ -187,7 +108,7 @@ def _str(obj: dict, name: str, line: int | None, *, required: bool = False, max_
     return value
 
 
-def _str_list(obj: dict, name: str, line: int | None, *, max_len: int = MAX_ID) -> tuple[str, ...] | None:
+def _str_list(obj: dict[str, Any], name: str, line: int | None) -> tuple[str, ...] | None:
     value = obj.get(name)
     if value is None:
         return None
@@ -203,9 +124,10 @@ def _str_list(obj: dict, name: str, line: int | None, *, max_len: int = MAX_ID) 
         raise InputError(
             f"has {len(value)} entries; the limit is {MAX_LIST}", field=name, line=line, fix="keep the ones that matter"
         )
+    max_len = _MAX[name]
     for v in value:
         check_chars(v, field=name, line=line)
-        if len(v.strip()) > max_len:
+        if max_len is not None and len(v.strip()) > max_len:
             raise InputError(
                 f"has an entry {len(v.strip())} characters long; the limit is {max_len}",
                 field=name,
@@ -243,15 +165,16 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
 
     text = _str(obj, "text", line, required=True)
     assert text is not None  # required=True raises instead
-    if len(obj["text"]) > MAX_TEXT:
+    max_text = _MAX["text"]  # measured as given, white space and all
+    if max_text is not None and len(obj["text"]) > max_text:
         raise InputError(
-            f"is {len(obj['text'])} characters long; the limit is {MAX_TEXT}",
+            f"is {len(obj['text'])} characters long; the limit is {max_text}",
             field="text",
             line=line,
             fix="split it into several records",
         )
-    rid = _str(obj, "id", line, max_len=MAX_ID)
-    named = _str(obj, "tenant", line, max_len=MAX_TENANT)
+    rid = _str(obj, "id", line, max_len=_MAX["id"])
+    named = _str(obj, "tenant", line, max_len=_MAX["tenant"])
     if named is not None and named != tenant:
         raise InputError(
             f"names tenant '{short(named)}', but this graph writes to tenant '{tenant}'",
@@ -270,10 +193,7 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
             f"'{short(str(kind))}' is not a kind", field="kind", line=line, fix=f"use one of {', '.join(KINDS)}"
         )
 
-    spo = {
-        k: _str(obj, k, line, max_len=MAX_OBJECT if k == "object" else MAX_SLOT_PART)
-        for k in ("subject", "predicate", "object")
-    }
+    spo = {k: _str(obj, k, line, max_len=_MAX[k]) for k in ("subject", "predicate", "object")}
     present = [k for k, v in spo.items() if v is not None]
     if present and len(present) != 3:
         missing = [k for k in spo if spo[k] is None]
@@ -330,7 +250,7 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
         )
 
     caused_by = _str_list(obj, "caused_by", line) or ()
-    entities = _str_list(obj, "entities", line, max_len=MAX_ENTITY_NAME)
+    entities = _str_list(obj, "entities", line)
     if entities is not None:
         keys = {entity_key(e) for e in entities} - {""}
         if len(keys) > MAX_ENTITIES:  # every entity a record names is linked: more than this is refused
@@ -345,10 +265,10 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
             "a memory cannot be its own cause", field="caused_by", line=line, fix="drop its own id from caused_by"
         )
 
-    stream = _str(obj, "stream", line, max_len=MAX_STREAM)
-    source = _str(obj, "source", line, max_len=MAX_SOURCE)
+    stream = _str(obj, "stream", line, max_len=_MAX["stream"])
+    source = _str(obj, "source", line, max_len=_MAX["source"])
     user = _user(obj, line)
-    part_of = _str(obj, "part_of", line, max_len=MAX_ID)
+    part_of = _str(obj, "part_of", line, max_len=_MAX["part_of"])
     if part_of is not None and part_of == rid:
         raise InputError(
             "a memory cannot be a part of itself", field="part_of", line=line, fix="drop part_of or name its whole"
@@ -382,8 +302,8 @@ def parse_record(obj: Any, *, tenant: str, line: int | None = None, now: dt.date
     )
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict:
-    out: dict = {}
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
             raise _DuplicateKey(k)
