@@ -8,10 +8,11 @@ import datetime as dt
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Unpack
 
 from ..config import DEFAULT_BATCH
 from ..errors import InputError, Interrupted
+from ..record_spec import RecordFields
 from ..results import IngestReport, Memory
 from ..validate import check_string, check_user
 from .base import GraphBase
@@ -279,9 +280,11 @@ class Writing(GraphBase):
         out = _causal.rebuild(self.store, self.embedder, self.tenant)
         return {"removed": out["removed"], "inferred": out["inferred"]}
 
-    def remember(self, text: str, **fields: Any) -> Memory:
-        """Store one memory and return it. Raises :class:`InputError` when the record is invalid."""
-        record = {"text": text, **{k: v for k, v in fields.items() if v is not None}}
+    def remember(self, text: str, **fields: Unpack[RecordFields]) -> Memory:
+        """Store one memory and return it: ``text`` and any other field of a record (:mod:`kgmem.record_spec`;
+        None: not given, ``at`` may be a datetime or a date). Raises :class:`InputError` when the record is
+        invalid."""
+        record: dict[str, Any] = {"text": text, **{k: v for k, v in fields.items() if v is not None}}
         if isinstance(record.get("at"), (dt.datetime, dt.date)):
             record["at"] = record["at"].isoformat()
         report = self.ingest([record])
