@@ -21,7 +21,9 @@ server's transports call it) and marks such a record of ``ingest`` (an error for
 from __future__ import annotations
 
 import difflib
+import inspect
 import json
+from types import MappingProxyType
 from typing import Annotated, Any, Callable, Literal, cast
 
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
@@ -32,6 +34,7 @@ from pydantic import ConfigDict, Field, ValidationError, WithJsonSchema
 from .api import MemoryGraph
 from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_MENTIONS, DEFAULT_NEIGHBOURS, DEFAULT_ROOTS
 from .errors import InputError, KgmemError
+from .record_spec import SPEC
 from .validate import MAX_AROUND, MAX_CHANGES, MAX_EXPAND, MAX_HITS, MAX_MENTIONS, MAX_NEIGHBOURS, MAX_QUERY, short
 
 TIME = "RFC 3339 timestamp or a date (2026-03-01)"
@@ -187,21 +190,26 @@ DocumentFormat = Annotated[
     Field(description="markdown (headings and code blocks are read as such) or text. Default: markdown."),
 ]
 
-# remember's arguments are the fields of one record: described once, where the record's fields are
-Text = Annotated[str, Field(description=_record_field("text"))]
-RecordAt = Annotated[str | None, Field(description=_record_field("at"))]
-RecordId = Annotated[str | None, Field(description=_record_field("id"))]
-Kind = Annotated[str | None, Field(description=_record_field("kind"))]
-FactSubject = Annotated[str | None, Field(description=_record_field("subject"))]
-FactPredicate = Annotated[str | None, Field(description=_record_field("predicate"))]
-FactObject = Annotated[str | None, Field(description=_record_field("object"))]
-Polarity = Annotated[bool | None, Field(description=_record_field("polarity"))]
-Entities = Annotated[list[str] | None, Field(description=_record_field("entities"))]
-CausedBy = Annotated[list[str] | None, Field(description=_record_field("caused_by"))]
-Stream = Annotated[str | None, Field(description=_record_field("stream"))]
-Source = Annotated[str | None, Field(description=_record_field("source"))]
-Confidence = Annotated[float | None, Field(description=_record_field("confidence"))]
 RecordUser = Annotated[str | None, Field(description=_record_field("user"))]
+
+# a JSON type -> the Python type pydantic publishes as it (a choice of strings: a string)
+_PYTHON = MappingProxyType({"string": str, "boolean": bool, "number": float, "array": list[str]})
+
+
+def remember_parameters() -> list[inspect.Parameter]:
+    """The remember tool's arguments: the record fields the MCP face takes (:data:`kgmem.record_spec.SPEC`,
+    ``mcp``), in the record's order, each typed by its JSON schema and described by it; text is required, the
+    others default to None (not given)."""
+    out = []
+    for name, spec in SPEC.items():
+        if not spec.mcp:
+            continue
+        kind: Any = _PYTHON[spec.json_type]
+        required = name == "text"
+        described: Any = Annotated[kind if required else kind | None, Field(description=_record_field(name))]
+        default = inspect.Parameter.empty if required else None
+        out.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=described))
+    return out
 
 
 # ---------------------------------------------------------------------------- the strict tool
@@ -291,7 +299,7 @@ def _at(props: dict[str, Any], loc: tuple[Any, ...]) -> dict[str, Any] | None:
         if node is None:
             return None
         node = node.get("items") if isinstance(part, int) else node.get("properties", {}).get(part)
-    return node
+    return node if isinstance(node, dict) else None
 
 
 def _non_null(node: Any) -> dict[str, Any] | None:
@@ -332,14 +340,14 @@ def _shown(value: Any) -> str:
 DUPLICATE = "\u0000kgmem: a key given twice"  # marks what held one (no client field can be named so: NUL)
 
 
-class _Twice(dict):
+class _Twice(dict[str, Any]):
     """A JSON object in which ``key`` was given twice (holding the last value, as json.loads would)."""
 
     key: str = ""
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict:
-    out: dict = {}
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     twice = None
     for k, v in pairs:
         if k in out and twice is None:
@@ -382,7 +390,7 @@ def mark_duplicate_keys(raw: str | bytes) -> str | bytes | None:
     for call in message if isinstance(message, list) else [message]:
         if not isinstance(call, dict) or call.get("method") != "tools/call" or not isinstance(call.get("params"), dict):
             continue
-        params: dict = call["params"]
+        params: dict[str, Any] = call["params"]
         args = params.get("arguments")
         if not isinstance(args, dict) or _twice(args) is None:
             continue

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hmac
+import inspect
 import ipaddress
 import socket
 import sys
 import threading
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, cast
 
 from .config import DEFAULT_AROUND, DEFAULT_CHANGES, DEFAULT_HITS, DEFAULT_MENTIONS, DEFAULT_NEIGHBOURS, DEFAULT_ROOTS
 from .errors import KgmemError
@@ -46,53 +47,46 @@ from .mcp_args import (
     AskNow,
     AsOf,
     Before,
-    CausedBy,
     CausesBy,
-    Confidence,
     DocumentFormat,
     DocumentName,
     DocumentText,
-    Entities,
     EntityName,
     Expand,
     Explain,
-    FactObject,
-    FactPredicate,
-    FactSubject,
     Hits,
     IncludeSuperseded,
-    Kind,
     Limit,
     Match,
     MemoryId,
     MentionLimit,
     NeighbourLimit,
-    Polarity,
     Predicate,
     Query,
     Question,
     RecallSince,
     RecallUntil,
-    RecordAt,
-    RecordId,
     Records,
     RecordUser,
     Roots,
     Since,
     SlotObject,
-    Source,
-    Stream,
     StreamName,
     Subject,
     Symptom,
-    Text,
     UserScope,
     When,
     error_text,
     mark_duplicate_keys,
+    remember_parameters,
     strict_tool,
     tool_records,
 )
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from .api import MemoryGraph
 
 TOOLS = (
     "remember",
@@ -164,19 +158,20 @@ class GraphHolder:
         self._graph: Any = None
         self._lock = threading.Lock()
 
-    def _open(self, uri, user, password, database):
+    def _open(self, uri: str | None, user: str | None, password: str | None, database: str | None) -> MemoryGraph:
         from .api import MemoryGraph
 
         return MemoryGraph.connect(uri, user, password, database, self.tenant)  # DatabaseUnavailable at once
 
-    def call(self, fn: Callable[[Any], Any]) -> Any:
+    def call(self, fn: Callable[[Any], Any]) -> dict[str, Any]:
+        """``fn(graph)``, a tool's answer (a JSON object), made JSON-ready."""
         from mcp.server.mcpserver.exceptions import ToolError
 
         with self._lock:
             try:
                 if self._graph is None:
                     self._graph = self._factory()
-                return _plain(fn(self._graph))
+                return cast(dict[str, Any], _plain(fn(self._graph)))
             except KgmemError as exc:
                 if exc.exit_code == 3 and self._graph is not None:  # unreachable now: reconnect next time
                     self.close()
@@ -198,7 +193,7 @@ def build_server(
     password: str | None = None,
     database: str | None = None,
     graph_factory: Callable[[], Any] | None = None,
-):
+) -> MCPServer:
     """The MCP server for one tenant. ``graph_factory`` (tests) returns a ready MemoryGraph."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.tools import Tool
@@ -215,41 +210,15 @@ def build_server(
 
         return register
 
-    @tool(WRITE, results.MEMORY_SCHEMA)
-    def remember(
-        text: Text,
-        at: RecordAt = None,
-        id: RecordId = None,
-        kind: Kind = None,
-        subject: FactSubject = None,
-        predicate: FactPredicate = None,
-        object: FactObject = None,
-        polarity: Polarity = None,
-        entities: Entities = None,
-        caused_by: CausedBy = None,
-        stream: Stream = None,
-        source: Source = None,
-        confidence: Confidence = None,
-        user: RecordUser = None,
-    ) -> dict[str, Any]:
+    def remember(**fields: Any) -> dict[str, Any]:
         """Store one memory (an episode, or a fact with subject/predicate/object) and return it. The same
         memory sent again changes nothing."""
-        fields = dict(
-            at=at,
-            id=id,
-            kind=kind,
-            subject=subject,
-            predicate=predicate,
-            object=object,
-            polarity=polarity,
-            entities=entities,
-            caused_by=caused_by,
-            stream=stream,
-            source=source,
-            confidence=confidence,
-            user=user,
-        )
+        text = fields.pop("text")
         return holder.call(lambda mg: mg.remember(text, **fields).to_dict())
+
+    # its arguments are the record's fields (kgmem.record_spec), as the SDK reads a signature
+    remember.__signature__ = inspect.Signature(remember_parameters(), return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    tool(WRITE, results.MEMORY_SCHEMA)(remember)
 
     @tool(WRITE, results.INGEST_SCHEMA)
     def ingest(records: Records) -> dict[str, Any]:
@@ -455,7 +424,7 @@ class DuplicateKeys:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
-        messages: list[dict] = []
+        messages: list[dict[str, Any]] = []
         body, complete = bytearray(), False
         while len(body) <= self.max_body:
             message = await receive()
@@ -529,7 +498,9 @@ def check_http_bind(host: str, token: str | None) -> None:
         )
 
 
-def http_app(server: Any, *, host: str, path: str = "/mcp", token: str | None = None, allow_hosts: Iterable[str] = ()):
+def http_app(
+    server: Any, *, host: str, path: str = "/mcp", token: str | None = None, allow_hosts: Iterable[str] = ()
+) -> Any:
     """The streamable-HTTP ASGI app of ``server`` with the Host/Origin allow-list for ``host`` and, when
     ``token`` is given, the bearer check in front."""
     check_http_bind(host, token)
@@ -576,4 +547,4 @@ def serve(
 
             anyio.run(_run_stdio, server)
     finally:
-        server.kgmem_graph.close()
+        server.kgmem_graph.close()  # type: ignore[attr-defined]  # set by build_server
