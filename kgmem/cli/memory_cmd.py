@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator
 
 import click
 
@@ -20,7 +21,8 @@ from ..config import (
     INGEST_FORMATS,
 )
 from ..errors import InputError, Interrupted
-from ..results import iso
+from ..record_spec import SPEC, Option
+from ..results import IngestReport, Recall, iso
 from .common import connection_options, emit_json, handle_errors, json_option, open_graph, owner_option, usage_error
 from .render import (
     console,
@@ -33,12 +35,15 @@ from .render import (
     print_why,
 )
 
+if TYPE_CHECKING:
+    from ..api import MemoryGraph
 
-def _batch_queries(path: str) -> list[tuple[int, dict]]:
+
+def _batch_queries(path: str) -> list[tuple[int, dict[str, Any]]]:
     p = Path(path)
     if not p.exists():
         raise InputError(f"no such file: {p}", fix="check the path given to --queries")
-    out = []
+    out: list[tuple[int, dict[str, Any]]] = []
     with open(p, encoding="utf-8") as f:
         for n, raw in enumerate(f, 1):
             if not raw.strip():
@@ -80,7 +85,19 @@ def _batch_queries(path: str) -> list[tuple[int, dict]]:
 @json_option
 @handle_errors
 def ingest(
-    file, fmt, batch_size, no_compile, silent, force, owner, uri, username, password, database, tenant, as_json
+    file: str,
+    fmt: str,
+    batch_size: int,
+    no_compile: bool,
+    silent: bool,
+    force: bool,
+    owner: str | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
 ) -> None:
     """Ingest memory records from a JSONL file, a JSON array, a chat export, or a markdown or text document
     ('-' reads stdin).
@@ -209,7 +226,7 @@ class _Stdin:
     """stdin's bytes, its first line read ahead (``first``: what the format is told from) and given back to the
     reader: lines to iterate or ``readline`` (JSONL), or ``read`` for the whole (the other formats)."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: BinaryIO) -> None:
         self._stream = stream
         self.first: bytes = stream.readline()
         self._given = False
@@ -220,7 +237,7 @@ class _Stdin:
             return self.first
         return self._stream.readline()
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[bytes]:
         while line := self.readline():
             yield line
 
@@ -232,7 +249,7 @@ class _Stdin:
         pass
 
 
-def _with_bar(quiet: bool, run):
+def _with_bar(quiet: bool, run: Callable[[Callable[[int, int], None] | None], IngestReport]) -> IngestReport:
     """``run(progress)`` with a writing bar on stderr (none when ``quiet``)."""
     if quiet:
         return run(None)
@@ -250,7 +267,7 @@ def _with_bar(quiet: bool, run):
         return run(lambda done, total: bar.update(writing, completed=done, total=total))
 
 
-def _describe_file(info: dict) -> str:
+def _describe_file(info: dict[str, Any]) -> str:
     """What a file that was not JSONL became, in one line."""
     if info["format"] in ("markdown", "text"):
         n = info["parts"]
@@ -278,11 +295,17 @@ class _CountingLines:
     200 lines, ``on_end(n)`` at the end. Iterable of bytes lines, which ``MemoryGraph.ingest`` reads like a
     file; the stream is closed on exit unless it is stdin."""
 
-    def __init__(self, stream, on_line, on_end, every: int = 200):
+    def __init__(
+        self,
+        stream: BinaryIO | _Stdin,
+        on_line: Callable[[int], None],
+        on_end: Callable[[int], None],
+        every: int = 200,
+    ) -> None:
         self._stream, self._on_line, self._on_end, self._every = stream, on_line, on_end, every
         self.count = 0
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[bytes]:
         for raw in self._stream:
             self.count += 1
             if self.count % self._every == 0:
@@ -296,153 +319,125 @@ class _CountingLines:
             self.count += 1
         return raw
 
-    def __enter__(self):
+    def __enter__(self) -> _CountingLines:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._stream is not getattr(sys.stdin, "buffer", None):
             self._stream.close()
 
 
-def _line_error(e: dict) -> str:
+def _line_error(e: dict[str, Any]) -> str:
     """An ingest error that names its line once (the pipeline's messages usually start with 'line N')."""
     msg = str(e.get("error", ""))
     return msg if msg.startswith(f"line {e.get('line')}") else f"line {e.get('line')}: {msg}"
 
 
+def record_options(fn: Callable[..., None]) -> Callable[..., None]:
+    """TEXT and the record fields ``kgmem remember`` takes as options (:data:`kgmem.record_spec.SPEC`, each
+    field's ``cli``), in the spec's order; each option's parameter is named as its field."""
+    for name, spec in reversed(list(SPEC.items())):
+        opt = spec.cli
+        if isinstance(opt, Option):
+            choice = spec.schema.get("enum")
+            fn = click.option(
+                *opt.decls,
+                name,
+                help=opt.help,
+                is_flag=opt.flag is not None,
+                multiple=opt.multiple,
+                type=click.Choice(choice) if choice else None,
+            )(fn)
+    return click.argument("text")(fn)
+
+
 @click.command("remember")
-@click.argument("text")
-@click.option("--at", help="When it happened (RFC 3339 or a date). Default: now.")
-@click.option("--id", "memory_id", help="Your stable id for it.")
-@click.option("--kind", type=click.Choice(["episode", "fact", "summary"]), help="Default: episode (fact if -s/-p/-o).")
-@click.option("-s", "--subject", help="Fact subject (with -p and -o).")
-@click.option("-p", "--predicate", help="Fact predicate; aliases map to the vocabulary's canonical name.")
-@click.option("-o", "--object", "obj", help="Fact value.")
-@click.option("--negated", is_flag=True, help="The fact is negated (polarity false).")
-@click.option("--caused-by", multiple=True, help="Id of a memory that caused this one (repeatable).")
-@click.option("--stream", help="Stream (conversation, channel) it belongs to.")
-@click.option("--source", help="Provenance (where it came from).")
-@click.option("--entity", "entities", multiple=True, help="Entity it mentions (repeatable; default: extracted).")
+@record_options
 @connection_options(password_short=False)
 @owner_option("The user it belongs to (its owner: recall and ask --user see it).")
 @json_option
 @handle_errors
 def remember(
-    text,
-    at,
-    memory_id,
-    kind,
-    subject,
-    predicate,
-    obj,
-    negated,
-    caused_by,
-    stream,
-    source,
-    entities,
-    owner,
-    uri,
-    username,
-    password,
-    database,
-    tenant,
-    as_json,
+    text: str,
+    owner: str | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+    **options: Any,
 ) -> None:
     """Store one memory (for --user NAME: that user's). -s/-p/-o make it a fact; the Neo4j password is
     --password here (-p is the predicate)."""
-    if predicate is not None and (subject is None or obj is None):
+    predicate = options["predicate"]
+    if predicate is not None and (options["subject"] is None or options["object"] is None):
         usage_error(
             f"-p {predicate} is --predicate on remember, for a fact with -s and -o",
             "give -s SUBJECT -o OBJECT too; the Neo4j password is --password here (or NEO4J_PASSWORD)",
         )
-    fields = dict(
-        at=at,
-        id=memory_id,
-        kind=kind,
-        subject=subject,
-        predicate=predicate,
-        object=obj,
-        polarity=False if negated else None,
-        caused_by=list(caused_by) or None,
-        stream=stream,
-        source=source,
-        entities=list(entities) or None,
-        user=owner,
-    )
+    fields = {name: opt.value(options[name]) for name, opt in _CLI_FIELDS}
     with open_graph(uri, username, password, database, tenant) as mg:
-        mem = mg.remember(text, **fields)
+        mem = mg.remember(text, user=owner, **fields)
     if as_json:
         emit_json(mem.to_dict())
     else:
         click.echo(f"{mem.id}  {iso(mem.at)}  {mem.text}")
 
 
+_CLI_FIELDS = tuple((name, spec.cli) for name, spec in SPEC.items() if isinstance(spec.cli, Option))
+
+
 # ---------------------------------------------------------------------------- read
 
+# recall's options, shared by a QUERY and by each line of --queries (which may give any of them, and "user")
+RECALL_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+    (("-k", "--k"), dict(default=DEFAULT_HITS, show_default=True, help="How many hits.")),
+    (("--at",), dict(help="Answer as of this time (versions valid then).")),
+    (("--include-superseded",), dict(is_flag=True, help="Also return versions that were replaced.")),
+    (("--since",), dict(help="Only memories at or after this time.")),
+    (("--until",), dict(help="Only memories before this time.")),
+    (("--now",), dict(help="Reference time for phrases like 'last week' (default: now).")),
+    (("--expand",), dict(default=0, help="Attach N NEXT-neighbours each side as context (0-5).")),
+    (("--explain",), dict(is_flag=True, help="Include the manifest: filters, channel candidates, fused ranks.")),
+)
+_RECALL_ARGS = (*(click.Option(list(decls)).name for decls, _ in RECALL_OPTIONS), "user")
 
-def _recall_one(mg, query: str, opts: dict):
-    return mg.recall(
-        query,
-        k=opts.get("k", 10),
-        at=opts.get("at"),
-        include_superseded=opts.get("include_superseded", False),
-        user=opts.get("user"),
-        since=opts.get("since"),
-        until=opts.get("until"),
-        now=opts.get("now"),
-        expand=opts.get("expand", 0),
-        explain=opts.get("explain", False),
-    )
+
+def recall_options(fn: Callable[..., None]) -> Callable[..., None]:
+    for decls, attrs in reversed(RECALL_OPTIONS):
+        fn = click.option(*decls, **attrs)(fn)
+    return fn
+
+
+def _recall_one(mg: MemoryGraph, query: str, opts: dict[str, Any]) -> Recall:
+    return mg.recall(query, **{k: v for k, v in opts.items() if k in _RECALL_ARGS})
 
 
 @click.command("recall")
 @click.argument("query", required=False)
-@click.option("-k", "--k", default=DEFAULT_HITS, show_default=True, help="How many hits.")
-@click.option("--at", help="Answer as of this time (versions valid then).")
-@click.option("--include-superseded", is_flag=True, help="Also return versions that were replaced.")
-@click.option("--since", help="Only memories at or after this time.")
-@click.option("--until", help="Only memories before this time.")
-@click.option("--now", help="Reference time for phrases like 'last week' (default: now).")
-@click.option("--expand", default=0, help="Attach N NEXT-neighbours each side as context (0-5).")
-@click.option("--explain", is_flag=True, help="Include the manifest: filters, channel candidates, fused ranks.")
+@recall_options
 @click.option("--queries", type=click.Path(dir_okay=False), help='JSONL of {"query": ..., options} (one model load).')
 @connection_options
 @owner_option("Only memories of this user.")
 @json_option
 @handle_errors
 def recall(
-    query,
-    k,
-    at,
-    include_superseded,
-    since,
-    until,
-    now,
-    owner,
-    expand,
-    explain,
-    queries,
-    uri,
-    username,
-    password,
-    database,
-    tenant,
-    as_json,
+    query: str | None,
+    owner: str | None,
+    queries: str | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+    **options: Any,
 ) -> None:
     """Find memories: filters first, then vector + keyword + entity channels fused by RRF; may abstain."""
     if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
-    base = dict(
-        k=k,
-        at=at,
-        include_superseded=include_superseded,
-        since=since,
-        until=until,
-        now=now,
-        user=owner,
-        expand=expand,
-        explain=explain,
-    )
+    base = {**options, "user": owner}
     with open_graph(uri, username, password, database, tenant) as mg:
         if queries:
             for n, obj in _batch_queries(queries):
@@ -453,6 +448,7 @@ def recall(
                     raise InputError(e.message, line=n, fix=e.fix) from None
                 emit_json(res.to_dict()) if as_json else print_recall(res)
             return
+        assert query is not None  # one of the two, checked above
         res = _recall_one(mg, query, base)  # the API checks the question (kgmem.validate)
     emit_json(res.to_dict()) if as_json else print_recall(res)
 
@@ -469,7 +465,19 @@ def recall(
 @json_option
 @handle_errors
 def why(
-    query, k, at, max_depth, min_confidence, explain, queries, uri, username, password, database, tenant, as_json
+    query: str | None,
+    k: int,
+    at: str | None,
+    max_depth: int,
+    min_confidence: float,
+    explain: bool,
+    queries: str | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
 ) -> None:
     """Why did it happen: find the symptom, walk CAUSED_BY to the roots (best first); may abstain."""
     if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
@@ -499,7 +507,17 @@ def why(
 @connection_options
 @json_option
 @handle_errors
-def now(subject, predicate, object, uri, username, password, database, tenant, as_json) -> None:
+def now(
+    subject: str,
+    predicate: str,
+    object: str | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+) -> None:
     """The current value of a slot: SUBJECT PREDICATE [OBJECT for multi-valued predicates]."""
     with open_graph(uri, username, password, database, tenant) as mg:
         ans = mg.now_answer(subject, predicate, object)  # with a hint when nothing is recorded
@@ -515,7 +533,19 @@ def now(subject, predicate, object, uri, username, password, database, tenant, a
 @connection_options
 @json_option
 @handle_errors
-def as_of(subject, predicate, object, at, known_at, uri, username, password, database, tenant, as_json) -> None:
+def as_of(
+    subject: str,
+    predicate: str,
+    object: str | None,
+    at: str,
+    known_at: str | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+) -> None:
     """The value a slot had at a time."""
     with open_graph(uri, username, password, database, tenant) as mg:
         ans = mg.as_of_answer(subject, predicate, at, object, known_at=known_at)
@@ -530,7 +560,18 @@ def as_of(subject, predicate, object, at, known_at, uri, username, password, dat
 @connection_options
 @json_option
 @handle_errors
-def history(subject, predicate, object, known_at, uri, username, password, database, tenant, as_json) -> None:
+def history(
+    subject: str,
+    predicate: str,
+    object: str | None,
+    known_at: str | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+) -> None:
     """Every version of a slot, oldest first."""
     with open_graph(uri, username, password, database, tenant) as mg:
         h = mg.history_answer(subject, predicate, object, known_at=known_at)
@@ -543,7 +584,16 @@ def history(subject, predicate, object, known_at, uri, username, password, datab
 @connection_options
 @json_option
 @handle_errors
-def changes(since, limit, uri, username, password, database, tenant, as_json) -> None:
+def changes(
+    since: str,
+    limit: int,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+) -> None:
     """What changed in the tenant since a time, in valid time: fact versions that took effect, and memories
     that retired an earlier one."""
     with open_graph(uri, username, password, database, tenant) as mg:
@@ -561,7 +611,17 @@ def changes(since, limit, uri, username, password, database, tenant, as_json) ->
 @connection_options
 @json_option
 @handle_errors
-def timeline(memory_id, before, after, uri, username, password, database, tenant, as_json) -> None:
+def timeline(
+    memory_id: str,
+    before: int,
+    after: int,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+) -> None:
     """What happened before and after a memory (its stream's NEXT chain, else nearest in time)."""
     with open_graph(uri, username, password, database, tenant) as mg:
         rows = mg.timeline(memory_id, before=before, after=after)
@@ -577,7 +637,16 @@ def timeline(memory_id, before, after, uri, username, password, database, tenant
 @connection_options
 @json_option
 @handle_errors
-def lineage(memory_id, depth, uri, username, password, database, tenant, as_json) -> None:
+def lineage(
+    memory_id: str,
+    depth: int,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+) -> None:
     """What a memory replaced and what replaced it (SUPERSEDES: a slot's versions, or inferred from plain
     text with its cue and confidence), oldest first."""
     with open_graph(uri, username, password, database, tenant) as mg:
@@ -599,7 +668,16 @@ def lineage(memory_id, depth, uri, username, password, database, tenant, as_json
 @connection_options
 @json_option
 @handle_errors
-def neighbourhood(memory_id, limit, uri, username, password, database, tenant, as_json) -> None:
+def neighbourhood(
+    memory_id: str,
+    limit: int,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+) -> None:
     """A memory and what is next to it: its causes and effects, what it superseded and what superseded it, its
     stream neighbours, the entities it mentions and the document it is a part of."""
     with open_graph(uri, username, password, database, tenant) as mg:
@@ -626,7 +704,16 @@ def neighbourhood(memory_id, limit, uri, username, password, database, tenant, a
 @connection_options
 @json_option
 @handle_errors
-def mentions(entity, limit, uri, username, password, database, tenant, as_json) -> None:
+def mentions(
+    entity: str,
+    limit: int,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+) -> None:
     """The memories that mention an entity (a person, a place, a product), newest first."""
     with open_graph(uri, username, password, database, tenant) as mg:
         out = mg.mentions(entity, limit=limit)
@@ -650,7 +737,17 @@ def mentions(entity, limit, uri, username, password, database, tenant, as_json) 
 @owner_option("Whose memories: who 'I' and 'my' are.")
 @json_option
 @handle_errors
-def ask(question, now, owner, uri, username, password, database, tenant, as_json) -> None:
+def ask(
+    question: str,
+    now: str | None,
+    owner: str | None,
+    uri: str | None,
+    username: str | None,
+    password: str | None,
+    database: str | None,
+    tenant: str | None,
+    as_json: bool,
+) -> None:
     """Ask in plain words: a learned router picks now / as-of / history / recall / why (or none)."""
     with open_graph(uri, username, password, database, tenant) as mg:
         res = mg.ask(question, now=now, user=owner)
@@ -673,8 +770,8 @@ def ask(question, now, owner, uri, username, password, database, tenant, as_json
         print_recall(r)
 
 
-def _jsonable(row: dict) -> dict:
-    out: dict = {}
+def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for k, v in row.items():
         if hasattr(v, "isoformat"):
             out[k] = iso(v)

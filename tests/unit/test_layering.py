@@ -24,6 +24,7 @@ CLI_MAY_IMPORT = (
     "kgmem.demo",
     "kgmem.cli",
     "kgmem.mcp_server",
+    "kgmem.record_spec",
 )  # the MCP front end (`kgmem mcp`), a peer of kgmem.server and kgmem.demo
 
 
