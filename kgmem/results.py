@@ -9,6 +9,12 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+from .record_spec import SPEC
+
+# the record fields a returned memory has when they are set, in the record's order (kgmem.record_spec: each
+# field's ``result``); id, text, at and kind it always has
+RECORD_FIELDS = tuple(name for name, spec in SPEC.items() if spec.result is not None)
+
 
 @overload
 def iso(t: dt.datetime) -> str: ...
@@ -59,7 +65,7 @@ class IngestReport:
     unchanged: int = 0
     superseded: int = 0
     linked: int = 0
-    errors: list[dict] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
     facts: int = 0  # facts compiled from episode text
     entities: int = 0  # mentions resolved
     new_predicates: list[str] = field(default_factory=list)
@@ -81,9 +87,9 @@ class IngestReport:
     timings: dict[str, float] = field(default_factory=dict)
     # what a file that was not JSONL became: {"format", "name", and for a document "id", "title", "parts"; for a
     # chat export "stream", "messages"}
-    file: dict | None = None
+    file: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         extra = {"file": dict(self.file)} if self.file is not None else {}
         return {
             "read": self.read,
@@ -130,12 +136,12 @@ class Memory:
         return (self.at is None or self.at <= now) and (self.valid_to is None or self.valid_to > now)
 
     @classmethod
-    def from_row(cls, row: dict) -> Memory:
+    def from_row(cls, row: dict[str, Any]) -> Memory:
         return cls(**{k: row[k] for k in cls.__dataclass_fields__ if k in row})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"id": self.id, "text": self.text, "at": iso(self.at), "kind": self.kind}
-        for k in ("subject", "predicate", "object", "polarity", "stream", "source", "confidence", "user"):
+        for k in RECORD_FIELDS:
             v = getattr(self, k)
             if v is not None:
                 d[k] = v
@@ -169,7 +175,7 @@ class Fact:
         return self.valid_from <= now and (self.valid_to is None or self.valid_to > now)
 
     @classmethod
-    def from_row(cls, row: dict) -> Fact:
+    def from_row(cls, row: dict[str, Any]) -> Fact:
         return cls(
             id=row["id"],
             subject=row["subject"],
@@ -184,7 +190,7 @@ class Fact:
             source=row.get("source"),
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "object": self.object,
@@ -214,7 +220,7 @@ class SlotAnswer:
     # confidence}); the slot holds no fact, but a memory may say it in words
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = {
             "subject": self.subject,
             "predicate": self.predicate,
@@ -239,7 +245,7 @@ class History:
     hint: str | None = None  # when there is no version: why it may be so (as SlotAnswer.hint)
     evidence: list[dict[str, Any]] = field(default_factory=list)  # as SlotAnswer.evidence
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "subject": self.subject,
             "predicate": self.predicate,
@@ -274,7 +280,7 @@ class Hit:
     predicate: str | None = None
     object: str | None = None
     polarity: bool | None = None
-    context: list[dict] = field(default_factory=list)
+    context: list[dict[str, Any]] = field(default_factory=list)
     causes: int | None = field(default=None, repr=False)  # recorded causes, when the query saw them (for why)
     origin: str | None = field(default=None, repr=False)  # record / compiled / consolidated
     valid_to: dt.datetime | None = field(default=None, repr=False)
@@ -283,7 +289,7 @@ class Hit:
     retired: list[dict[str, Any]] = field(default_factory=list, repr=False)  # those edges: id, confidence, cue
 
     @classmethod
-    def from_record(cls, rec: dict) -> Hit:
+    def from_record(cls, rec: dict[str, Any]) -> Hit:
         """The one formatter from a recall statement's hit map (cypher/_templates/hit_map.cypher.tmpl, expanded by kgmem/store/rules.py) to a hit;
         ranking fields (score, confident, channels) are set by recall."""
         retired = retiring_order(rec.get("superseded_by") or [])
@@ -309,7 +315,7 @@ class Hit:
             retired=retired,
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
             "id": self.id,
             "text": self.text,
@@ -343,7 +349,7 @@ class Recall:
     # "no_match" (nothing eligible matched); each with "message" where the words tell. None when answered
     decline: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = {
             "query": self.query,
             "abstained": self.abstained,
@@ -367,17 +373,17 @@ class Why:
     query: str
     abstained: bool
     symptom: Memory | None
-    roots: list[dict]  # {id, text, at, depth, confidence, score}
+    roots: list[dict[str, Any]]  # {id, text, at, depth, confidence, score}
     paths: list[list[str]]
     reason: str | None = None
     explain: dict[str, Any] | None = None
     # the answer to "why?": the memory that states the symptom's cause, then that cause's causes (nearest first),
     # each {id, text, at, confidence, by: "recorded" | "inferred" | "words"}; the symptom itself when it states
     # its own cause
-    causes: list[dict] = field(default_factory=list)
+    causes: list[dict[str, Any]] = field(default_factory=list)
     confidence: float | None = None  # how likely the first of ``causes`` states why
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = {
             "query": self.query,
             "abstained": self.abstained,
@@ -414,7 +420,7 @@ class Mentions:
     memories: list[Memory]
     hint: str | None = None  # when nothing mentions it: why that may be so
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "entity": self.entity,
             "key": self.key,
@@ -445,7 +451,7 @@ class Neighbourhood:
     part_of: dict[str, Any] | None = None
     counts: dict[str, int] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.memory.id,
             "memory": self.memory.to_dict(),
@@ -512,20 +518,13 @@ MEMORY_SCHEMA = _obj(
         "text": _TEXT,
         "at": _time("when it happened (valid time)"),
         "kind": _s("string", "episode, fact or summary"),
-        "subject": _s("string", "a fact's subject"),
-        "predicate": _s("string", "a fact's predicate"),
-        "object": _s("string", "a fact's value"),
-        "polarity": _s("boolean", "false: a negated fact"),
-        "stream": _s("string"),
-        "source": _s("string"),
-        "confidence": _s("number"),
-        "user": _s("string", "the owner inside the tenant"),
+        **{name: _s(SPEC[name].json_type, SPEC[name].result) for name in RECORD_FIELDS},
         "recorded_at": _time("when it was written"),
         "valid_to": _time("when a newer version replaced it (null: it still holds)"),
         "current": _s("boolean", "it holds now"),
     },
     "one memory",
-    optional=("subject", "predicate", "object", "polarity", "stream", "source", "confidence", "user"),
+    optional=RECORD_FIELDS,
 )
 
 INGEST_SCHEMA = _obj(
