@@ -10,8 +10,8 @@ Entities come from the record's ``entities`` or are extracted from the text.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Iterable
 
 from ..keys import slot_key
 from ..normalize import entity_key, looks_like_a_name, normalize_object, normalize_subject, object_key
@@ -55,29 +55,14 @@ class Row:
     entities_given: bool = False  # the record named its entities: they are its mentions, no name is added later
     line: int | None = None
 
-    def cypher_row(self, embedding: list[float]) -> dict:
-        return {
-            "id": self.id,
-            "text": self.text,
-            "kind": self.kind,
-            "at": self.at,
-            "user": self.user,
-            "subject": self.subject,
-            "predicate": self.predicate,
-            "object": self.object,
-            "object_key": self.object_key,
-            "polarity": self.polarity,
-            "slot": self.slot,
-            "content_key": self.content_key,
-            "source": self.source,
-            "confidence": self.confidence,
-            "stream": self.stream,
-            "retention": self.retention,
-            "origin": self.origin,
-            "transform": self.transform,
-            "entities_given": self.entities_given,
-            "embedding": embedding,
-        }
+    def cypher_row(self, embedding: list[float]) -> dict[str, Any]:
+        """The row's map for the statement: every field but those it does not write, and the embedding."""
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _NOT_WRITTEN}
+        return {**row, "embedding": embedding}
+
+
+# Row fields the statement does not take: the write links them (DERIVED_FROM, MENTIONS) or reports them (line)
+_NOT_WRITTEN = ("derived_from", "entities", "line")
 
 
 @dataclass
@@ -93,7 +78,7 @@ class Preparer:
         self,
         vocabulary: Vocabulary,
         *,
-        embed: Callable | None = None,
+        embed: Callable[..., Any] | None = None,
         known_entities: Iterable[tuple[str, str, Iterable[str]]] = (),
         compile_text: bool = True,
     ):
