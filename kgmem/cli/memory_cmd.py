@@ -333,6 +333,10 @@ def _line_error(e: dict[str, Any]) -> str:
     return msg if msg.startswith(f"line {e.get('line')}") else f"line {e.get('line')}: {msg}"
 
 
+# the record fields kgmem remember takes as options of their own, with how each gives its field
+_CLI_FIELDS = tuple((name, spec.cli) for name, spec in SPEC.items() if isinstance(spec.cli, Option))
+
+
 def record_options(fn: Callable[..., None]) -> Callable[..., None]:
     """TEXT and the record fields ``kgmem remember`` takes as options (:data:`kgmem.record_spec.SPEC`, each
     field's ``cli``), in the spec's order; each option's parameter is named as its field."""
@@ -385,9 +389,6 @@ def remember(
         click.echo(f"{mem.id}  {iso(mem.at)}  {mem.text}")
 
 
-_CLI_FIELDS = tuple((name, spec.cli) for name, spec in SPEC.items() if isinstance(spec.cli, Option))
-
-
 # ---------------------------------------------------------------------------- read
 
 # recall's options, shared by a QUERY and by each line of --queries (which may give any of them, and "user")
@@ -405,6 +406,7 @@ _RECALL_ARGS = (*(click.Option(list(decls)).name for decls, _ in RECALL_OPTIONS)
 
 
 def recall_options(fn: Callable[..., None]) -> Callable[..., None]:
+    """The options of :data:`RECALL_OPTIONS`, in order."""
     for decls, attrs in reversed(RECALL_OPTIONS):
         fn = click.option(*decls, **attrs)(fn)
     return fn
