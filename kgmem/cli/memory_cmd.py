@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Sequence, TypedDict
 
 import click
 
@@ -63,6 +63,15 @@ def _batch_queries(path: str) -> list[tuple[int, dict[str, Any]]]:
 # ---------------------------------------------------------------------------- write
 
 
+class _IngestOptions(TypedDict):
+    """What kgmem ingest passes to each of ``MemoryGraph.ingest``, ``ingest_file`` and ``ingest_text``."""
+
+    batch_size: int
+    compile_facts: bool
+    force: bool
+    user: str | None
+
+
 @click.command("ingest")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option(
@@ -96,7 +105,7 @@ def ingest(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """Ingest memory records from a JSONL file, a JSON array, a chat export, or a markdown or text document
@@ -111,7 +120,7 @@ def ingest(
     was rejected. The same file again changes nothing, and an interrupted run resumes where it stopped: Ctrl-C
     says how many records are stored (exit 130), and running the same command again writes the rest.
     """
-    options = dict(batch_size=batch_size, compile_facts=not no_compile, force=force, user=owner)
+    options = _IngestOptions(batch_size=batch_size, compile_facts=not no_compile, force=force, user=owner)
     stdin = _Stdin(sys.stdin.buffer) if file == "-" else None
     if stdin is not None:
         fmt = (
@@ -368,7 +377,7 @@ def remember(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
     **options: Any,
 ) -> None:
@@ -432,7 +441,7 @@ def recall(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
     **options: Any,
 ) -> None:
@@ -478,14 +487,19 @@ def why(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """Why did it happen: find the symptom, walk CAUSED_BY to the roots (best first); may abstain."""
     if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
     with open_graph(uri, username, password, database, tenant) as mg:
-        items = _batch_queries(queries) if queries else [(None, {"query": query})]
+        items: Sequence[tuple[int | None, dict[str, Any]]]  # (line, query object); no line for a QUERY
+        if queries:
+            items = _batch_queries(queries)
+        else:
+            assert query is not None  # one of the two, checked above
+            items = [(None, {"query": query})]
         for n, obj in items:
             g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
             try:
@@ -517,7 +531,7 @@ def now(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """The current value of a slot: SUBJECT PREDICATE [OBJECT for multi-valued predicates]."""
@@ -545,7 +559,7 @@ def as_of(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """The value a slot had at a time."""
@@ -571,7 +585,7 @@ def history(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """Every version of a slot, oldest first."""
@@ -593,7 +607,7 @@ def changes(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """What changed in the tenant since a time, in valid time: fact versions that took effect, and memories
@@ -621,7 +635,7 @@ def timeline(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """What happened before and after a memory (its stream's NEXT chain, else nearest in time)."""
@@ -646,7 +660,7 @@ def lineage(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """What a memory replaced and what replaced it (SUPERSEDES: a slot's versions, or inferred from plain
@@ -677,7 +691,7 @@ def neighbourhood(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """A memory and what is next to it: its causes and effects, what it superseded and what superseded it, its
@@ -713,7 +727,7 @@ def mentions(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """The memories that mention an entity (a person, a place, a product), newest first."""
@@ -747,7 +761,7 @@ def ask(
     username: str | None,
     password: str | None,
     database: str | None,
-    tenant: str | None,
+    tenant: str,
     as_json: bool,
 ) -> None:
     """Ask in plain words: a learned router picks now / as-of / history / recall / why (or none)."""
