@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Callable, ParamSpec, TypeVar, overload
 
 import click
@@ -39,19 +40,41 @@ LOGIN_MOVED = "the Neo4j login is -u/--username (with -p/--password)"
 OWNER_COMMANDS = "remember, recall, ask, ingest"
 
 
-@overload
-def connection_options(fn: FC, *, password_short: bool = True) -> FC: ...
-@overload
-def connection_options(fn: None = None, *, password_short: bool = True) -> Callable[[FC], FC]: ...
+@dataclass(frozen=True)
+class Connection:
+    """The Neo4j login and the tenant a command works on, as :func:`connection_options` read them (``None``:
+    not given; :func:`kgmem.config.resolve_connection` fills it from the environment or the local server)."""
+
+    uri: str | None
+    username: str | None
+    password: str | None
+    database: str | None
+    tenant: str
 
 
-def connection_options(fn: FC | None = None, *, password_short: bool = True) -> FC | Callable[[FC], FC]:
+@overload
+def connection_options(fn: Callable[..., R], *, password_short: bool = True) -> Callable[..., R]: ...
+@overload
+def connection_options(
+    fn: None = None, *, password_short: bool = True
+) -> Callable[[Callable[..., R]], Callable[..., R]]: ...
+
+
+def connection_options(
+    fn: Callable[..., R] | None = None, *, password_short: bool = True
+) -> Callable[..., R] | Callable[[Callable[..., R]], Callable[..., R]]:
     """--uri, -u/--username, -p/--password, --database (cypher-shell's names) and --tenant, read from the
-    environment when not given. ``password_short=False`` leaves ``-p`` to the command (``remember -p`` is the
-    predicate). A command without an owner (see :func:`owner_option`) answers ``--user`` with a one-line
-    usage error that says where the login went."""
+    environment when not given, passed to the command as one :class:`Connection`, ``conn``.
+    ``password_short=False`` leaves ``-p`` to the command (``remember -p`` is the predicate). A command
+    without an owner (see :func:`owner_option`) answers ``--user`` with a one-line usage error that says
+    where the login went."""
 
-    def wrap(fn: FC) -> FC:
+    def wrap(fn: Callable[..., R]) -> Callable[..., R]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> R:
+            conn = Connection(**{f.name: kwargs.pop(f.name) for f in fields(Connection)})
+            return fn(*args, conn=conn, **kwargs)
+
         opts = [
             # the environment is read by kgmem.config.resolve_connection, not here: a NEO4J_PASSWORD without
             # a NEO4J_URI is not sent to the local server (whose login its home recorded)
@@ -84,9 +107,10 @@ def connection_options(fn: FC | None = None, *, password_short: bool = True) -> 
                     help="Not an option of this command (the login is -u/--username).",
                 )
             )
+        cmd: Callable[..., R] = wrapper
         for opt in reversed(opts):
-            fn = opt(fn)
-        return fn
+            cmd = opt(cmd)
+        return cmd
 
     return wrap(fn) if fn is not None else wrap
 
@@ -142,13 +166,11 @@ def json_option(fn: FC) -> FC:
     return click.option("--json", "as_json", is_flag=True, help="Print the contract's JSON instead of a table.")(fn)
 
 
-def open_graph(
-    uri: str | None, username: str | None, password: str | None, database: str | None, tenant: str, **kwargs: Any
-) -> MemoryGraph:
+def open_graph(conn: Connection, **kwargs: Any) -> MemoryGraph:
     """The graph a command works on, its database checked at once (exit 3 when it does not answer)."""
     from ..api import MemoryGraph
 
-    return MemoryGraph.connect(uri, username, password, database, tenant, **kwargs)
+    return MemoryGraph.connect(conn.uri, conn.username, conn.password, conn.database, conn.tenant, **kwargs)
 
 
 def emit_json(obj: Any) -> None:

@@ -10,7 +10,7 @@ import click
 
 from ..errors import InputError
 from ..results import iso
-from .common import connection_options, emit_json, handle_errors, json_option, open_graph
+from .common import Connection, connection_options, emit_json, handle_errors, json_option, open_graph
 
 # The methods are called through the mixin so the commands work whether or not MemoryGraph includes it yet.
 
@@ -33,11 +33,7 @@ def _plain(value: object) -> object:
 @handle_errors
 def forget(
     memory_id: str,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Forget a memory and what was derived from it.
@@ -46,7 +42,7 @@ def forget(
     are re-derived from their remaining sources or removed, its NEXT chain is re-spliced, entities nobody
     mentions any more are removed, and a tombstone (id, content key, time; no content) remains.
     """
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.forget(memory_id)
     if as_json:
         emit_json(_plain(out))
@@ -66,11 +62,7 @@ def forget(
 @handle_errors
 def forget_stream(
     stream: str,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Forget a whole stream (a conversation, a channel, a chat export) and what was derived from it.
@@ -78,7 +70,7 @@ def forget_stream(
     Every memory whose stream is STREAM goes as with `kgmem forget`, each leaving a tombstone. A document's
     passages are in the stream named by the document's id: forgetting that stream forgets the document too.
     """
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.forget_stream(stream)
     if as_json:
         emit_json(_plain(out))
@@ -108,11 +100,7 @@ def gc(
     dry_run: bool,
     now: str | None,
     ttls: tuple[str, ...],
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Forget the memories whose retention has expired (recorded_at + TTL <= now).
@@ -120,7 +108,7 @@ def gc(
     Retention classes: permanent and standard never expire, short after 30 days, ephemeral after 1 day
     (defaults). Expired memories go through the same propagation as `kgmem forget`.
     """
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.gc(dry_run=dry_run, now=now, ttls=",".join(ttls) if ttls else None)
     if as_json:
         emit_json(_plain({k: v for k, v in out.items() if k != "report"}))
@@ -146,11 +134,7 @@ def consolidate(
     min_cluster: int | None,
     pattern_threshold: float | None,
     decay: float | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Compaction pass: merge near-duplicates, summarise recurring episodes, fix slot chains, decay and
@@ -162,7 +146,7 @@ def consolidate(
         ).items()
         if v is not None
     }
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.consolidate(dry_run=dry_run, **params)
     if as_json:
         emit_json(_plain(out))
@@ -188,16 +172,12 @@ def consolidate(
 @handle_errors
 def export(
     file: str,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Export the tenant as deterministic JSONL ('-' writes to stdout): every memory (without embeddings),
     entity, edge with its properties, tombstone and consolidation run."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.export(sys.stdout if file == "-" else file)
     if file == "-":
         return
@@ -217,18 +197,14 @@ def export(
 @handle_errors
 def import_(
     file: str,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Restore an export into an empty tenant exactly as it was (texts are re-embedded; nothing is inferred,
     compiled or superseded again). All or nothing."""
     if not Path(file).exists():
         raise InputError(f"no such file: {file}", fix="check the path")
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.import_jsonl(file)
     if as_json:
         emit_json(_plain(out))
@@ -251,16 +227,12 @@ def import_(
 @handle_errors
 def rebuild(
     manifest_path: str | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Recompute every derived artefact (embeddings, compiled facts, slot and NEXT chains, inferred causes,
     summaries) from the record memories and compare the manifests before and after."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.rebuild(manifest_path)
     if as_json:
         emit_json(_plain(out))

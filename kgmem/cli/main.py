@@ -5,12 +5,22 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol, cast
 
 import click
 
-from .common import DOCS_META, NotAvailable, connection_options, emit_json, handle_errors, json_option, open_graph
+from .common import (
+    DOCS_META,
+    Connection,
+    NotAvailable,
+    connection_options,
+    emit_json,
+    handle_errors,
+    json_option,
+    open_graph,
+)
 from .lifecycle_cmd import COMMANDS as LIFECYCLE_COMMANDS
 from .memory_cmd import COMMANDS as MEMORY_COMMANDS
 from .sections import SectionedGroup
@@ -47,18 +57,14 @@ def admin() -> None:
 def admin_cleanup(
     prefix: str,
     dry_run: bool,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Delete the tenants an interrupted test or benchmark run left behind (e.g. --prefix test-).
 
     Tests and benchmarks delete their own tenants when they end, even when interrupted; a run that was
     killed outright cannot, and this removes what it left."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.cleanup(prefix, dry_run=dry_run)
     if as_json:
         emit_json(out)
@@ -79,11 +85,11 @@ for _cmd in MEMORY_COMMANDS + LIFECYCLE_COMMANDS:
 @cli.command("demo")
 @connection_options
 @handle_errors
-def demo(uri: str | None, username: str | None, password: str | None, database: str | None, tenant: str) -> None:
+def demo(conn: Connection) -> None:
     """Load the demo story into tenant 'demo' (or --tenant) and ask it why / now / as-of / recall questions."""
     from .. import demo as demo_mod
 
-    with open_graph(uri, username, password, database, "demo" if tenant == "default" else tenant) as mg:
+    with open_graph(replace(conn, tenant="demo") if conn.tenant == "default" else conn) as mg:
         mg.init(prepare_model=True)  # fails fast (exit 3) when Neo4j is down; a first read would be retried for 15 s
         demo_mod.run(mg)
 
@@ -99,16 +105,12 @@ def demo(uri: str | None, username: str | None, password: str | None, database: 
 @handle_errors
 def init(
     rebuild_indexes: bool,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Create kgmem's constraints and indexes (idempotent); wait until every index is ONLINE. Prepares the
     embedding model too (once per install), so that the first recall does not."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         # the ONNX model is built now (said on stderr) while the indexes come ONLINE, not on the first recall
         indexes = mg.init(rebuild_indexes=rebuild_indexes, prepare_model=True)
         embedder = mg.embedder

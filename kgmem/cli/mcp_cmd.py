@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .common import connection_options, handle_errors
+from .common import Connection, connection_options, handle_errors
 
 
 @click.command("mcp")
@@ -40,11 +40,7 @@ def mcp(
     http_path: str,
     token: str | None,
     allow_hosts: tuple[str, ...],
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
 ) -> None:
     """Run a Model Context Protocol server for one tenant (--tenant or KGMEM_TENANT; no tool can change it).
 
@@ -65,15 +61,15 @@ def mcp(
 
         raise InputError(f"the MCP SDK is not installed ({exc})", fix="pip install 'kgmem[mcp]' (mcp>=2.3)") from exc
     serve(
-        tenant,
+        conn.tenant,
         http=http,
         host=host,
         port=port,
         path=http_path,
         token=token,
         allow_hosts=allow_hosts,
-        uri=uri,
-        user=username,
-        password=password,
-        database=database,
+        uri=conn.uri,
+        user=conn.username,
+        password=conn.password,
+        database=conn.database,
     )

@@ -23,7 +23,16 @@ from ..config import (
 from ..errors import InputError, Interrupted
 from ..record_spec import SPEC, Option
 from ..results import IngestReport, Recall, iso
-from .common import connection_options, emit_json, handle_errors, json_option, open_graph, owner_option, usage_error
+from .common import (
+    Connection,
+    connection_options,
+    emit_json,
+    handle_errors,
+    json_option,
+    open_graph,
+    owner_option,
+    usage_error,
+)
 from .render import (
     console,
     describe_ask,
@@ -101,11 +110,7 @@ def ingest(
     silent: bool,
     force: bool,
     owner: str | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Ingest memory records from a JSONL file, a JSON array, a chat export, or a markdown or text document
@@ -132,7 +137,7 @@ def ingest(
         if not Path(file).exists():
             raise InputError(f"no such file: {file}", fix="check the path")
     try:
-        with open_graph(uri, username, password, database, tenant) as mg:
+        with open_graph(conn) as mg:
             if fmt == "auto":
                 fmt = mg.file_format(file)
             quiet = silent or as_json or not sys.stderr.isatty()
@@ -373,11 +378,7 @@ def record_options(fn: Callable[..., None]) -> Callable[..., None]:
 def remember(
     text: str,
     owner: str | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
     **options: Any,
 ) -> None:
@@ -390,7 +391,7 @@ def remember(
             "give -s SUBJECT -o OBJECT too; the Neo4j password is --password here (or NEO4J_PASSWORD)",
         )
     fields = {name: opt.value(options[name]) for name, opt in _CLI_FIELDS}
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         mem = mg.remember(text, user=owner, **fields)
     if as_json:
         emit_json(mem.to_dict())
@@ -437,11 +438,7 @@ def recall(
     query: str | None,
     owner: str | None,
     queries: str | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
     **options: Any,
 ) -> None:
@@ -449,7 +446,7 @@ def recall(
     if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
     base = {**options, "user": owner}
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         if queries:
             for n, obj in _batch_queries(queries):
                 g = mg.for_tenant(obj["tenant"]) if obj.get("tenant") else mg
@@ -483,17 +480,13 @@ def why(
     min_confidence: float,
     explain: bool,
     queries: str | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Why did it happen: find the symptom, walk CAUSED_BY to the roots (best first); may abstain."""
     if (query is not None) == bool(queries):  # "" is a bad QUERY (exit 1), not a missing one (exit 2)
         raise click.UsageError("give a QUERY or --queries FILE (not both)")
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         items: Sequence[tuple[int | None, dict[str, Any]]]  # (line, query object); no line for a QUERY
         if queries:
             items = _batch_queries(queries)
@@ -527,15 +520,11 @@ def now(
     subject: str,
     predicate: str,
     object: str | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """The current value of a slot: SUBJECT PREDICATE [OBJECT for multi-valued predicates]."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         ans = mg.now_answer(subject, predicate, object)  # with a hint when nothing is recorded
     emit_json(ans.to_dict()) if as_json else print_slot(ans, ans.hint)
 
@@ -555,15 +544,11 @@ def as_of(
     object: str | None,
     at: str,
     known_at: str | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """The value a slot had at a time."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         ans = mg.as_of_answer(subject, predicate, at, object, known_at=known_at)
     emit_json(ans.to_dict()) if as_json else print_slot(ans, ans.hint)
 
@@ -581,15 +566,11 @@ def history(
     predicate: str,
     object: str | None,
     known_at: str | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Every version of a slot, oldest first."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         h = mg.history_answer(subject, predicate, object, known_at=known_at)
     emit_json(h.to_dict()) if as_json else print_history(h, h.hint)
 
@@ -603,16 +584,12 @@ def history(
 def changes(
     since: str,
     limit: int,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """What changed in the tenant since a time, in valid time: fact versions that took effect, and memories
     that retired an earlier one."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         rows = mg.changes(since, limit=limit)
     if as_json:
         emit_json({"since": since, "changes": [_jsonable(r) for r in rows]})
@@ -631,15 +608,11 @@ def timeline(
     memory_id: str,
     before: int,
     after: int,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """What happened before and after a memory (its stream's NEXT chain, else nearest in time)."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         rows = mg.timeline(memory_id, before=before, after=after)
     if as_json:
         emit_json({"id": memory_id, "items": [_jsonable(r) for r in rows]})
@@ -656,16 +629,12 @@ def timeline(
 def lineage(
     memory_id: str,
     depth: int,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """What a memory replaced and what replaced it (SUPERSEDES: a slot's versions, or inferred from plain
     text with its cue and confidence), oldest first."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.lineage(memory_id, depth=depth)
     if as_json:
         emit_json(_jsonable(out))
@@ -687,16 +656,12 @@ def lineage(
 def neighbourhood(
     memory_id: str,
     limit: int,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """A memory and what is next to it: its causes and effects, what it superseded and what superseded it, its
     stream neighbours, the entities it mentions and the document it is a part of."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.neighbourhood(memory_id, limit=limit).to_dict()
     if as_json:
         emit_json(out)
@@ -723,15 +688,11 @@ def neighbourhood(
 def mentions(
     entity: str,
     limit: int,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """The memories that mention an entity (a person, a place, a product), newest first."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         out = mg.mentions(entity, limit=limit)
     if as_json:
         emit_json(out.to_dict())
@@ -757,15 +718,11 @@ def ask(
     question: str,
     now: str | None,
     owner: str | None,
-    uri: str | None,
-    username: str | None,
-    password: str | None,
-    database: str | None,
-    tenant: str,
+    conn: Connection,
     as_json: bool,
 ) -> None:
     """Ask in plain words: a learned router picks now / as-of / history / recall / why (or none)."""
-    with open_graph(uri, username, password, database, tenant) as mg:
+    with open_graph(conn) as mg:
         res = mg.ask(question, now=now, user=owner)
         hint = getattr(res.result, "hint", None) if res.operation in ("now", "as_of", "history") else None
     if as_json:
