@@ -34,7 +34,6 @@ from .common import (
     usage_error,
 )
 from .render import (
-    console,
     describe_ask,
     print_changes,
     print_history,
@@ -42,6 +41,7 @@ from .render import (
     print_slot,
     print_timeline,
     print_why,
+    progress_bar,
 )
 
 if TYPE_CHECKING:
@@ -156,16 +156,7 @@ def ingest(
             elif quiet:
                 report = mg.ingest(stdin if stdin is not None else file, **options)
             else:
-                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-                with Progress(
-                    "[progress.description]{task.description}",
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TimeRemainingColumn(),
-                    console=console(err=True),
-                    transient=True,
-                ) as bar:
+                with progress_bar() as bar:
                     lines = None if file == "-" else _count_lines(file)
                     reading = bar.add_task("reading", total=lines)
                     writing = bar.add_task("writing", total=None, visible=False)
@@ -267,16 +258,7 @@ def _with_bar(quiet: bool, run: Callable[[Callable[[int, int], None] | None], In
     """``run(progress)`` with a writing bar on stderr (none when ``quiet``)."""
     if quiet:
         return run(None)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console(err=True),
-        transient=True,
-    ) as bar:
+    with progress_bar() as bar:
         writing = bar.add_task("writing", total=None)
         return run(lambda done, total: bar.update(writing, completed=done, total=total))
 

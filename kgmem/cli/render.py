@@ -6,10 +6,13 @@ import datetime as dt
 import os
 import shlex
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 from ..results import History, Recall, SlotAnswer, Why, iso
 
@@ -17,6 +20,21 @@ _consoles: dict[bool, Console] = {}
 
 
 PIPE_WIDTH = 200  # columns of a table written to a pipe or file (COLUMNS overrides)
+
+
+def progress_bar() -> Progress:
+    """The bar a long write shows on standard error (description, bar, done of total, time left); it leaves
+    nothing behind when it ends."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console(err=True),
+        transient=True,
+    )
 
 
 def console(err: bool = False) -> Console:
