@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
 from .. import server as srv
 from .common import FC, emit_json, handle_errors, json_option
 
-
-def _settings(
-    bolt_port: int | None, http_port: int | None, heap: str | None, pagecache: str | None, neo4j: str | None = None
-) -> srv.ServerSettings:
-    return srv.ServerSettings.from_env(
-        bolt_port=bolt_port, http_port=http_port, heap=heap, pagecache=pagecache, neo4j=neo4j
-    )
+R = TypeVar("R")
 
 
 _NEO4J_HELP = (
@@ -30,22 +26,39 @@ def _neo4j_option(fn: FC) -> FC:
     return click.option("--neo4j", "neo4j", default=None, metavar="VERSION", help=_NEO4J_HELP)(fn)
 
 
-def _server_options(fn: FC) -> FC:
-    fn = click.option("--pagecache", default=None, help="Page cache size, e.g. 1g [env KGMEM_NEO4J_PAGECACHE; 1g].")(fn)
-    fn = click.option("--heap", default=None, help="JVM heap, e.g. 1g [env KGMEM_NEO4J_HEAP; 1g].")(fn)
-    fn = click.option(
-        "--http-port",
-        type=int,
-        default=None,
-        help="HTTP/Browser port [env KGMEM_HTTP_PORT; default: the port this home last ran on, else 7474].",
-    )(fn)
-    fn = click.option(
-        "--bolt-port",
-        type=int,
-        default=None,
-        help="Bolt port [env KGMEM_BOLT_PORT; default: the port this home last ran on, else 7687].",
-    )(fn)
-    return fn
+_SETTINGS = ("bolt_port", "http_port", "heap", "pagecache", "neo4j")
+
+
+def _server_options(*, neo4j: bool = True) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """--bolt-port, --http-port, --heap, --pagecache (and --neo4j unless ``neo4j`` is false), read from the
+    environment when not given, passed to the command as one :class:`~kgmem.server.ServerSettings`,
+    ``settings``."""
+
+    def wrap(fn: Callable[..., R]) -> Callable[..., R]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> R:
+            given = {name: kwargs.pop(name) for name in _SETTINGS if name in kwargs}
+            return fn(*args, settings=srv.ServerSettings.from_env(**given), **kwargs)
+
+        cmd: Callable[..., R] = _neo4j_option(wrapper) if neo4j else wrapper
+        cmd = click.option(
+            "--pagecache", default=None, help="Page cache size, e.g. 1g [env KGMEM_NEO4J_PAGECACHE; 1g]."
+        )(cmd)
+        cmd = click.option("--heap", default=None, help="JVM heap, e.g. 1g [env KGMEM_NEO4J_HEAP; 1g].")(cmd)
+        cmd = click.option(
+            "--http-port",
+            type=int,
+            default=None,
+            help="HTTP/Browser port [env KGMEM_HTTP_PORT; default: the port this home last ran on, else 7474].",
+        )(cmd)
+        return click.option(
+            "--bolt-port",
+            type=int,
+            default=None,
+            help="Bolt port [env KGMEM_BOLT_PORT; default: the port this home last ran on, else 7687].",
+        )(cmd)
+
+    return wrap
 
 
 @click.group("server")
@@ -60,21 +73,13 @@ def server() -> None:
 
 
 @server.command("start")
-@_server_options
-@_neo4j_option
+@_server_options()
 @json_option
 @handle_errors
-def start(
-    bolt_port: int | None,
-    http_port: int | None,
-    heap: str | None,
-    pagecache: str | None,
-    neo4j: str | None,
-    as_json: bool,
-) -> None:
+def start(settings: srv.ServerSettings, as_json: bool) -> None:
     """Start the server (idempotent) and wait until Bolt answers; print `export NEO4J_*=…` lines for a shell:
     eval "$(kgmem server start)" points other tools (and kgmem elsewhere) at it."""
-    info = srv.start(_settings(bolt_port, http_port, heap, pagecache, neo4j), quiet=as_json)
+    info = srv.start(settings, quiet=as_json)
     if as_json:
         emit_json(info)
         return
@@ -85,12 +90,12 @@ def start(
 
 
 @server.command("stop")
-@_server_options
+@_server_options(neo4j=False)
 @json_option
 @handle_errors
-def stop(bolt_port: int | None, http_port: int | None, heap: str | None, pagecache: str | None, as_json: bool) -> None:
+def stop(settings: srv.ServerSettings, as_json: bool) -> None:
     """Stop the server started by `kgmem server start` (by its pid file; other Neo4j processes are left alone)."""
-    info = srv.stop(_settings(bolt_port, http_port, heap, pagecache))
+    info = srv.stop(settings)
     if as_json:
         emit_json(info)
     else:
@@ -98,20 +103,12 @@ def stop(bolt_port: int | None, http_port: int | None, heap: str | None, pagecac
 
 
 @server.command("status")
-@_server_options
-@_neo4j_option
+@_server_options()
 @json_option
 @handle_errors
-def status(
-    bolt_port: int | None,
-    http_port: int | None,
-    heap: str | None,
-    pagecache: str | None,
-    neo4j: str | None,
-    as_json: bool,
-) -> None:
+def status(settings: srv.ServerSettings, as_json: bool) -> None:
     """Say whether the server runs: pid, ports, version, data directory."""
-    info = srv.status(_settings(bolt_port, http_port, heap, pagecache, neo4j))
+    info = srv.status(settings)
     if as_json:
         emit_json(info)
         return
@@ -154,4 +151,4 @@ def logs(lines: int) -> None:
 @handle_errors
 def fetch(neo4j: str | None) -> None:
     """Download the Neo4j jars into the cache (start does this when needed)."""
-    click.echo(str(srv.fetch(version=_settings(None, None, None, None, neo4j).neo4j)))
+    click.echo(str(srv.fetch(version=srv.ServerSettings.from_env(neo4j=neo4j).neo4j)))
