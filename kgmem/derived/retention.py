@@ -22,11 +22,11 @@ from typing import Any, Mapping
 
 from ..embed import Embedder
 from ..errors import InputError
+from ..record_spec import RETENTION_CLASSES as CLASSES
 from ..store import Store
 from ..validate import short
 from .forget import forget_ids
 
-CLASSES = ("permanent", "standard", "short", "ephemeral")
 DEFAULT_TTLS: dict[str, dt.timedelta | None] = {
     "permanent": None,
     "standard": None,
