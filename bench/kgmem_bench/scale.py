@@ -5,7 +5,7 @@ then beside a big tenant of 90k (100k in all); with ``KGMEM_BENCH_BIG=1`` the bi
 990k (300k and 1M in all). ``--quick``: 200-memory tenants, 2k, then 10k. Vectors are written straight through
 ``lifecycle/import_memories`` (synthetic vectors whose neighbour profile matches MiniLM embeddings of real
 chat turns, :class:`Space`: the text does not matter here), so the steps cost index upkeep, not embedding. At every step, for a small tenant and for the big one, the vector channel
-(``kgmem.query.channels.vector``: on Neo4j 2026.x the in-index tenant filter, on 5.26 the over-fetch, widening
+(a plan of the ``vector`` channel alone, :mod:`kgmem.query.execute`: on Neo4j 2026.x the in-index tenant filter, on 5.26 the over-fetch, widening
 and exact fallback) answers fresh query vectors drawn from the tenant's own topics (not stored); reported: p50/p95 latency, recall@10 against
 an exact per-tenant brute-force top-10 over the same vectors (numpy), the round trips and the index candidates
 fetched per query; and the write rate of each step as the index grows. Latency is measured once Neo4j is idle
@@ -23,8 +23,9 @@ import time
 import numpy as np
 
 from kgmem.embed import MODEL_ID
-from kgmem.query import channels
+from kgmem.query import execute
 from kgmem.query.filters import Filters
+from kgmem.query.question import Question
 
 from .runner import BenchContext, suite
 from .speed import _settle
@@ -94,13 +95,18 @@ def _write(ctx: BenchContext, store, tenant: str, vectors: np.ndarray, start: in
     return time.perf_counter() - t0
 
 
+def _vector(store, q: np.ndarray, filters: Filters, k: int):
+    """The vector channel alone for the query vector ``q``."""
+    return execute.channels(store, Question.from_vector("", "", q), filters, ("vector",), k).found["vector"]
+
+
 def _measure(store, tenant: str, matrix: np.ndarray, queries: np.ndarray) -> dict:
     """The vector channel on ``queries`` for ``tenant`` whose vectors are ``matrix`` (rows v0..vN-1)."""
     lat, recall, trips, fetched = [], [], [], []
     filters = Filters(tenant=tenant)
     for q in queries:
         t0 = time.perf_counter()
-        found = channels.vector(store, q, filters, K)
+        found = _vector(store, q, filters, K)
         lat.append(time.perf_counter() - t0)
         exact = np.argsort(-(matrix @ q), kind="stable")[:K]
         want = {f"v{i}" for i in exact}
@@ -189,9 +195,9 @@ def run(ctx: BenchContext) -> dict:
             settled = _settle(ctx)
             ctx.log(f"{label} ({total:,} memories): Neo4j quiet after {settled:.0f} s; measuring")
             for _ in range(50):  # warm-up (plans, JIT, page cache, the survival share), not measured
-                channels.vector(store, space.sample(small_topics, 1)[0], Filters(tenant=small), K)
+                _vector(store, space.sample(small_topics, 1)[0], Filters(tenant=small), K)
                 if big_m is not None:
-                    channels.vector(store, space.sample(big_topics, 1)[0], Filters(tenant=big), K)
+                    _vector(store, space.sample(big_topics, 1)[0], Filters(tenant=big), K)
             small_rounds, big_rounds = [], []
             for _ in range(rounds):  # interleaved, so a slow spell of the machine hits both tenants
                 small_rounds.append(_measure(store, small, small_m, small_q))

@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 from kgmem.derived import causal
 from kgmem.derived import context as context_layer
 from kgmem.embed import Embedder
-from kgmem.query.channels import first_fetch, index_channel
+from kgmem.query import execute
 from kgmem.query.filters import build_filters
 from kgmem.query.question import Question
 from kgmem.query.recall import DEFAULT_CHANNELS, RecallOptions
@@ -216,9 +216,9 @@ def _st_encode(st: Embedder, texts: list[str]) -> float:
 
 
 def _channel_costs(mg, queries: list[str], warmup: int) -> dict[str, list[float]]:
-    """p50 / p95 (ms) of each index channel run alone (its own statement, recall/vector or recall/keyword, at
-    recall's depth and first fetch) over the same questions: what each channel, and the derived context
-    channels together, add to recall's single round trip."""
+    """p50 / p95 (ms) of each index channel run alone (a plan of that channel only, :mod:`kgmem.query.execute`,
+    at recall's depth) over the same questions: what each channel, and the derived context channels together,
+    add to recall's single round trip."""
     depth = RecallOptions().depth
     out: dict[str, list[float]] = {}
     for name in (*VECTOR_INDEXES, *KEYWORD_INDEXES):
@@ -227,8 +227,7 @@ def _channel_costs(mg, queries: list[str], warmup: int) -> dict[str, list[float]
             filters, text = build_filters(q, tenant=mg.tenant, time_phrases="off")
             question = Question.of(q, text, mg.embedder)
             t0 = time.perf_counter()
-            fetch = first_fetch(mg.store.runtime, mg.tenant, "vector" if name in VECTOR_INDEXES else "keyword", depth)
-            index_channel(mg.store, name, question, filters, depth, initial_fetch=fetch)
+            execute.channels(mg.store, question, filters, (name,), depth)
             if i >= max(warmup, 10):
                 samples.append(time.perf_counter() - t0)
         out[name] = list(_pcts(samples))

@@ -392,7 +392,14 @@ RECALL_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     (("--until",), dict(help="Only memories before this time.")),
     (("--now",), dict(help="Reference time for phrases like 'last week' (default: now).")),
     (("--expand",), dict(default=0, help="Attach N NEXT-neighbours each side as context (0-5).")),
-    (("--explain",), dict(is_flag=True, help="Include the manifest: filters, channel candidates, fused ranks.")),
+    (
+        ("--explain",),
+        dict(
+            is_flag=True,
+            help="Include the manifest: filters, channel candidates, fused ranks; print the plan's statements "
+            "with their :param lines for Neo4j Browser.",
+        ),
+    ),
 )
 _RECALL_ARGS = (*(click.Option(list(decls)).name for decls, _ in RECALL_OPTIONS), "user")
 

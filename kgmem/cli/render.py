@@ -8,6 +8,7 @@ import shlex
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+import click
 from rich.console import Console
 from rich.table import Table
 
@@ -87,6 +88,23 @@ def print_recall(res: Recall) -> None:
         )
     if res.hits:
         c.print(t)
+    if res.explain:
+        print_plan(res.explain.get("plan") or [])
+
+
+def print_plan(plan: list[dict[str, Any]]) -> None:
+    """recall's plan as it ran: per statement, why, then the ``:param`` lines to paste into Neo4j Browser before
+    ``kgmem cypher NAME --body`` (NAME: the file that ran on this server)."""
+    if not plan:
+        return
+    click.echo(
+        "\n// the plan as it ran: paste a statement's :param lines into Neo4j Browser, then `kgmem cypher NAME --body`"
+    )
+    for step in plan:
+        channels = ", ".join(step["channels"])
+        ahead = ", sent while the question was embedded" if step.get("ahead") else ""
+        click.echo(f"// round {step['round']} · {step['runs']} ({channels}{ahead}): {step['why']}")
+        click.echo(step["browser"])
 
 
 def print_why(res: Why) -> None:

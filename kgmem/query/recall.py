@@ -4,8 +4,9 @@ answer (+ manifest).
 :func:`recall` runs named steps, each a function of its own (and each unit-tested where it is pure); steps
 1–4 are :func:`rank` (what ``why`` runs to find its symptom):
 
-1. :func:`gather` — every channel's candidates (one round trip, or one statement per channel inside a time
-   window), and again without the time phrase's window when that window holds nothing;
+1. :func:`gather` — every channel's candidates: a plan of statements (:mod:`kgmem.query.plan`, pure) sent by
+   the one executor (:mod:`kgmem.query.execute`), and a second plan without the time phrase's window when that
+   window holds nothing;
 2. :func:`fuse` — reciprocal rank fusion of the channels (pure);
 3. :func:`boost` — the entity and time boosts, on the details of every candidate (:func:`bonuses` is pure);
 4. :func:`select` — the best ``k`` hits, one per repeated sentence (:func:`collapse` is pure);
@@ -20,7 +21,6 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -33,19 +33,18 @@ from ..normalize import clean_text
 from ..results import Hit, Recall, cosine, from_epoch, iso, normalised, retiring_order
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
-from . import channels as ch
-from . import confidence, currency, meaning, own_keywords
+from . import confidence, currency, execute, meaning
 from .abstain import AbstainPolicy
 from .filters import Filters
 from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
 from .fusion import boost as add_bonuses
-from .own_keywords import Given
-from .question import Keys, Question, keys_of, padded_key
+from .question import Question, keys_of, padded_key
+from .registry import CHANNELS
+from .rows import Candidates
 from .verdict import Reading, Verdict, verdict_of
 from .verdict import features as verdict_features
 
 CONTEXT_TRANSFORM = "context/v1"  # the derived stream context the context channels search (kgmem.derived.context)
-CHANNELS = ("vector", "keyword", "entity", "context_vector", "wide_vector", "context_keyword", "window_keyword")
 # the channels recall runs unless told: all of them. Each was left out in turn on the development conversations
 # and update sets; every one pays on some data set (the figures are in CHANGELOG's benchmark log).
 DEFAULT_CHANNELS = CHANNELS
@@ -112,11 +111,11 @@ class Clock:
 class Gathered:
     """The channels' candidates, the hit maps read so far (by id), and the filters that produced them."""
 
-    found: dict[str, ch.Candidates]
+    found: dict[str, Candidates]
     details: dict[str, dict[str, Any]]
     filters: Filters
     note: str | None = None  # why the time phrase's window was dropped
-    timings: dict[str, float] = field(default_factory=dict)  # ms of steps inside the gathering (explain)
+    sent: list[execute.Sent] = field(default_factory=list)  # the plan's statements as they were sent (explain)
 
 
 @dataclass
@@ -150,12 +149,12 @@ def rank(
     reads (:func:`select`; ``why`` does not judge, so it need not)."""
     clock = clock or Clock()
     keys = keys_of(ranking_text)  # the channels' keys need the words only: worked out once, before the embedder
-    ahead = start_ahead(store, filters, ranking_text, keys, opts)
+    # the statistics, the plan and the statements that need no vector go ahead on the store's pool
+    started = execute.start(store, keys, ranking_text, filters, opts.channels, opts.fetch_depth, opts.overfetch)
     with clock.step("embed_ms"):
         q = Question.of(clean_text(query), ranking_text, embedder, keys)
     with clock.step("channels_ms"):
-        got = gather(store, q, filters, opts, ahead)
-    clock.ms.update(got.timings)  # part of channels_ms
+        got = gather(store, q, filters, opts, started)
     fused = fuse(got.found, opts)
     entity_keys = boost_keys(got.found, q)
     with clock.step("boosts_ms"):
@@ -204,72 +203,34 @@ def recall(
 # ---------------------------------------------------------------------------- 1. gather
 
 
-@dataclass
-class Ahead:
-    """What a recall starts before the question is embedded (it needs the question's words, not its vector):
-    the call of the channels that search by words, with a small tenant's own keyword rankings, or (inside a time
-    window, where each channel runs its own statement) those rankings alone."""
-
-    given: Future[Given | None] | None = None
-    words: Future[tuple[Given | None, dict[str, Any]]] | None = None
-
-
-def start_ahead(store: Store, filters: Filters, ranking_text: str, keys: Keys, opts: RecallOptions) -> Ahead:
-    """Start on the store's pool what needs the question's words only (``keys``: those of ``ranking_text``), so
-    that it overlaps the embedder: without a time window (one round trip per family) the word channels'
-    ``recall/candidates`` call and the rankings it reads (:func:`kgmem.query.channels.words_ahead`), inside one
-    :func:`keywords_ahead`."""
-    if filters.start is not None or filters.end is not None:
-        return Ahead(given=keywords_ahead(store, filters, ranking_text, keys, opts))
-    return Ahead(words=ch.words_ahead(store, keys, filters, opts.fetch_depth, opts.channels, ranking_text))
+def fetch(
+    store: Store, q: Question, filters: Filters, opts: RecallOptions, started: execute.Started | None = None
+) -> Gathered:
+    """Every channel's candidates: the plan (:mod:`kgmem.query.plan`) run by the executor
+    (:mod:`kgmem.query.execute`). ``started``: the plan :func:`kgmem.query.execute.start` began for ``q``'s ranking
+    text and these filters before the question was embedded (else it begins here)."""
+    if started is None:
+        started = execute.start(store, q.keys, q.ranking_text, filters, opts.channels, opts.fetch_depth, opts.overfetch)
+    found = execute.finish(store, started, q.vector_list)
+    return Gathered(found.found, found.details, filters, sent=found.sent)
 
 
-def keywords_ahead(
-    store: Store, filters: Filters, ranking_text: str, keys: Keys, opts: RecallOptions
-) -> Future[Given | None] | None:
-    """A small tenant's keyword rankings by its own statistics (:func:`kgmem.query.own_keywords.given`), started
-    on the store's pool before the question is embedded: they need its words, not its vector, so their reads
-    (the tenant's version, at times its texts) and the ranking overlap the embedder. None: the question has no
-    keyword terms (``keys``: those of ``ranking_text``)."""
-    if keys.lucene is None:
-        return None
-    return store.runtime.pool.submit(own_keywords.given, store, filters.tenant, ranking_text, opts.channels)
-
-
-def fetch(store: Store, q: Question, filters: Filters, opts: RecallOptions, ahead: Ahead | None = None) -> Gathered:
-    """Every channel's candidates: one round trip per family without a time window; inside one (where the vector
-    channel may scan the small eligible set exactly) one statement per channel, side by side. ``ahead``: what
-    :func:`start_ahead` started for ``q``'s ranking text and these filters (else worked out here)."""
-    depth = opts.fetch_depth
-    # a small tenant's keyword channels rank by its own statistics (worked out once for every channel)
-    t0 = time.perf_counter()
-    if ahead is None:
-        given = own_keywords.given(store, filters.tenant, q.ranking_text, opts.channels) if q.keys.lucene else None
-    else:  # started ahead: the wait for them (none here when the word channels' call brings them with its row)
-        given = ahead.given.result() if ahead.given is not None else None
-    waited = ahead is None or ahead.given is not None
-    timings = {"own_keywords_ms": (time.perf_counter() - t0) * 1000} if waited else {}
-    if filters.start is None and filters.end is None:
-        words = ahead.words if ahead is not None else None
-        both = ch.all_channels(store, q, filters, depth, opts.channels, given, words)
-        return Gathered(both.found, both.details, filters, timings=timings)
-    runs = store.runtime.pool.map(
-        lambda n: ch.one_channel(store, n, q, filters, depth, opts.overfetch, given), opts.channels
-    )
-    return Gathered(dict(zip(opts.channels, runs)), {}, filters, timings=timings)
-
-
-def gather(store: Store, q: Question, filters: Filters, opts: RecallOptions, ahead: Ahead | None = None) -> Gathered:
-    """:func:`fetch`; when the time phrase's window holds nothing eligible, rank without it (the phrase still
-    ranks, and the channels read the whole question) and say so."""
-    got = fetch(store, q, filters, opts, ahead)
+def gather(
+    store: Store, q: Question, filters: Filters, opts: RecallOptions, started: execute.Started | None = None
+) -> Gathered:
+    """:func:`fetch`; when the time phrase's window holds nothing eligible, a second plan ranks without it (the
+    phrase still ranks, and the channels read the whole question) and says so."""
+    got = fetch(store, q, filters, opts, started)
     if not filters.phrase_window or any(c.ids for c in got.found.values()):
         return got
     note = (
         f"the time phrase '{filters.time_phrase}' named a window with nothing eligible in it; "
         "ranked without that window, the phrase used only for ranking"
     )
+    first = got.sent
     got = fetch(store, q.ranked_by(q.text), filters.without_phrase_window(), opts)
+    last = max((s.round for s in first), default=0)
+    got.sent = [*first, *(execute.Sent(s.round + last, s.statement) for s in got.sent)]
     got.note = note
     return got
 
@@ -277,14 +238,14 @@ def gather(store: Store, q: Question, filters: Filters, opts: RecallOptions, ahe
 # ---------------------------------------------------------------------------- 2. fuse, 3. boost
 
 
-def fuse(found: dict[str, ch.Candidates], opts: RecallOptions) -> list[Fused]:
+def fuse(found: dict[str, Candidates], opts: RecallOptions) -> list[Fused]:
     """Reciprocal rank fusion of the channels' rankings, with the options' per-channel weights."""
     return rrf(
         {name: c.ids for name, c in found.items()}, k=opts.rrf_k, weights=dict(opts.weights) or None, prefer=TIE_CHANNEL
     )
 
 
-def boost_keys(found: dict[str, ch.Candidates], q: Question) -> list[str]:
+def boost_keys(found: dict[str, Candidates], q: Question) -> list[str]:
     """The matched entities the boost is for: those the question names — written like a name ("What did
     Caroline say"), not a common word that is also an entity somewhere ("why did checkout go down")."""
     entities = found["entity"].detail.get("entities", []) if "entity" in found else []
@@ -364,7 +325,7 @@ def read_details(
         got.details.update({hit["id"]: hit for hit in rows[0]["hits"]})
 
 
-def known_similarities(found: dict[str, ch.Candidates], ids: Sequence[str]) -> dict[str, float]:
+def known_similarities(found: dict[str, Candidates], ids: Sequence[str]) -> dict[str, float]:
     """The normalised cosines to the question the channels already scored for ``ids`` (the vector channel's, of
     the memory's own vector; the entity channel scores none, its None is skipped), which recall/details reads
     instead of computing."""
@@ -634,6 +595,16 @@ def attach_context(store: Store, tenant: str, hits: list[Hit], hops: int) -> Non
         h.context = by_id.get(h.id, [])
 
 
+def plan_of(store: Store, q: Question, got: Gathered) -> list[dict[str, Any]]:
+    """The statements recall sent, round by round: each with why, the file that ran on this server and the
+    ``:param`` lines that set its parameters in Neo4j Browser (the question's vector in full)."""
+    vector = [round(float(x), 6) for x in q.vector_list]
+    return [
+        {**s.to_dict(), "runs": store.resolve(s.statement.name), "browser": s.statement.browser(vector)}
+        for s in got.sent
+    ]
+
+
 def manifest(
     store: Store,
     embedder: Embedder,
@@ -671,6 +642,7 @@ def manifest(
             if model is None
             else {k: model.to_dict()[k] for k in ("threshold", "data_version", "trained_on")},
         },
+        "plan": plan_of(store, q, got),  # the statements sent, round by round, and why
         "channels": {name: c.to_dict() for name, c in got.found.items()},
         "fused": [{"id": f.id, "score": round(f.score, 6), "ranks": f.ranks} for f in fused[: opts.fetch_depth]],
         "judgements": [{"id": h.id, "confident": j.confident, "why": j.why} for h, j in zip(hits, verdict.judgements)],

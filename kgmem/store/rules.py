@@ -170,7 +170,7 @@ def scoped_lucene(field: str | None = None) -> str:
 
 # The blocks (cypher/_templates): vector_block (5.26: the index has no filter, so it returns the $vector_fetch
 # nearest of every tenant and the rule keeps the tenant's; $vector_exact — the tenant is so small a part of the
-# index that the fetch it would take costs more than reading its memories, kgmem.query.channels.use_exact —
+# index that the fetch it would take costs more than reading its memories, kgmem.query.plan.exact_due —
 # scans the tenant's memories instead), vector_block_2026 (Neo4j 2026.x: the index itself keeps only the
 # tenant's memories, the in-index conjuncts of the rule, through vector_search; the rest of the rule after it),
 # keyword_block (Lucene's BM25 over the fulltext index, or — $given not null — the ranking a small tenant's own

@@ -6,7 +6,7 @@ Every map is keyed by (database, tenant, ...) and bounded (least recently used e
 that serves many tenants does not grow without end. Tests set it through :meth:`RuntimeState.set_share` and
 :meth:`RuntimeState.reset`, never through private dicts.
 
-What is kept (the policy that reads it lives in :mod:`kgmem.query.channels`):
+What is kept (the policy that reads it lives in :mod:`kgmem.query.plan`):
 
 - ``share``: the share of an index channel's candidates that survived the eligibility rule last time, per
   (database, tenant, channel); the next first fetch asks for enough that one round trip usually suffices;
@@ -98,6 +98,10 @@ class RuntimeState:
         self.shares.put((self.database, tenant, channel), share)
 
     # ------------------------------------------------------------------ exact-scan turns
+
+    def exact_runs(self, tenant: str) -> int:
+        """How many exact-scan decisions ``tenant`` has had (read, not counted)."""
+        return self.exact.get((self.database, tenant)) or 0
 
     def exact_turn(self, tenant: str) -> int:
         """Count one more exact-scan decision for ``tenant`` and return the count (1, 2, ...)."""

@@ -14,8 +14,10 @@ import pytest
 
 from kgmem.embed import MODEL_ID
 from kgmem.errors import DatabaseError
-from kgmem.query import channels
+from kgmem.query import execute
+from kgmem.query import plan as pl
 from kgmem.query.filters import Filters
+from kgmem.query.question import Question
 from kgmem.store import Store, schema
 from kgmem.store.capabilities import ServerInfo
 
@@ -86,18 +88,28 @@ def small_beside_big(store, tenant, other_tenant):
     return query, tenant, other_tenant
 
 
+def _vector(store: Store, query: np.ndarray, tenant: str, k: int = 10):
+    """The vector channel alone (a plan of that channel only), for a query vector."""
+    return execute.channels(store, Question.from_vector("", "", query), Filters(tenant=tenant), ("vector",), k)
+
+
+def _channel_statements(ran: list[str]) -> list[str]:
+    return [n for n in ran if n.startswith("recall/") and n != "recall/tenant_version"]
+
+
 def test_the_vector_channel_returns_the_exact_per_tenant_top_k(recording, small_beside_big):
     query, small, big = small_beside_big
     recording.server_info()  # detected once, before what is counted
     for who in (small, big):
         exact = recording.read("recall/vector_exact", vector=query.tolist(), k=10, **Filters(tenant=who).params())
         recording.ran.clear()
-        found = channels.vector(recording, query, Filters(tenant=who), 10)
+        found = _vector(recording, query, who).found["vector"]
+        ran = _channel_statements(recording.ran)
         if _generation(recording) == "v2026":
-            assert recording.ran == ["recall/v2026/vector"], recording.ran  # one round trip, in the index
+            assert ran == ["recall/v2026/candidates"], ran  # one round trip, in the index
             assert found.detail["tries"][0]["kept"] == 10
-        else:
-            assert "recall/vector" in recording.ran and "recall/v2026/vector" not in recording.ran
+        else:  # the index has no filter: the small tenant's candidates are widened (recall/vector), then scanned
+            assert ran[0] == "recall/candidates" and "recall/v2026/vector" not in ran, ran
         got = found.ids
         want = [h["id"] for h in exact]
         if who == small:
@@ -136,22 +148,23 @@ def test_a_sliver_of_the_index_is_scanned_exactly_on_5_26(recording, embedder, s
     recording.server_info()
     recording.runtime.reset(small)  # the store's learnt state, through its public seam
     recording.runtime.set_share(small, "vector", 0.001)
-    monkeypatch.setattr(channels, "REPROBE", 3)
+    monkeypatch.setattr(pl, "REPROBE", 3)
     want = [
         h["id"]
         for h in recording.read("recall/vector_exact", vector=query.tolist(), k=10, **Filters(tenant=small).params())
     ]
-    ran = []
+    ran, exact = [], []
     for _ in range(3):
         recording.ran.clear()
-        found = channels.vector(recording, query, Filters(tenant=small), 10)
-        ran.append(list(recording.ran))
+        found = _vector(recording, query, small).found["vector"]
+        ran.append(_channel_statements(recording.ran))
+        exact.append(bool(found.detail["tries"][0].get("exact")))
         assert found.ids == want, found.detail
     if _generation(recording) == "v2026":
-        assert ran == [["recall/v2026/vector"]] * 3
+        assert ran == [["recall/v2026/candidates"]] * 3 and exact == [False] * 3
         return
-    assert ran[:2] == [["recall/vector_exact"]] * 2  # straight to the scan
-    assert ran[2][0] == "recall/vector"  # the third asks the index again (and widens, then scans)
+    assert ran[:2] == [["recall/candidates"]] * 2 and exact[:2] == [True, True]  # straight to the scan, one trip
+    assert ran[2][:2] == ["recall/candidates", "recall/vector"] and not exact[2]  # the index asked again, widened
     # recall: the candidates statement scans the tenant for every vector channel, in its one round trip
     recording.runtime.reset(small)  # the store's learnt state, through its public seam
     recording.runtime.set_share(small, "vector", 0.001)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kgmem.embed import MODEL_ID
-from kgmem.query import channels, lucene
+from kgmem.query import execute, lucene, own_keywords
 from kgmem.query.filters import Filters
 from kgmem.query.question import Question
 from kgmem.store import Store
@@ -51,17 +51,25 @@ def crowded(store, tenant, other_tenant):
     return tenant
 
 
-def test_a_tenant_s_keyword_channel_fetches_its_own_memories_only(store, recording, embedder, crowded):
+def _channel_statements(asked: list[str]) -> list[str]:
+    return [n for n in asked if n != "recall/tenant_version"]
+
+
+def test_a_tenant_s_keyword_channel_fetches_its_own_memories_only(store, recording, embedder, crowded, monkeypatch):
+    monkeypatch.setattr(own_keywords, "SMALL_TENANT", 10)  # 40 memories: Lucene ranks, which is what is tested
     q = Question.of("rollback", "rollback", embedder)
     recording.server_info()  # detected once, before what is counted
     recording.asked.clear()
-    both = channels.all_channels(recording, q, Filters(tenant=crowded), 20, ("keyword", "window_keyword"))
-    assert recording.asked == ["recall/candidates"], recording.asked  # the channels' one statement, not widened
+    both = execute.channels(recording, q, Filters(tenant=crowded), ("keyword", "window_keyword"), 20)
+    asked = _channel_statements(recording.asked)
+    assert asked == ["recall/candidates"], asked  # the channels' one statement, not widened
     assert both.found["keyword"].detail["tries"] == [{"fetch": 52, "fetched": 40, "kept": 20}]
     recording.asked.clear()
-    found = channels.index_channel(recording, "keyword", q, Filters(tenant=crowded), 10, given={})  # Lucene ranks
-    assert recording.asked == ["recall/keyword"], recording.asked  # one fetch: nothing of the other tenant to skip
-    assert found.detail["tries"] == [{"fetch": 100, "fetched": 40, "eligible": None, "kept": 10}]
+    window = Filters(tenant=crowded, start=dt.datetime(2025, 1, 1, tzinfo=UTC))  # a time window: its own statement
+    found = execute.channels(recording, q, window, ("keyword",), 10).found["keyword"]
+    asked = _channel_statements(recording.asked)
+    assert asked == ["recall/keyword"], asked  # one fetch: nothing of the other tenant to skip
+    assert found.detail["tries"] == [{"fetch": 50, "fetched": 40, "eligible": None, "kept": 10}]
     assert all(i.startswith("own-") for i in found.ids) and len(found.ids) == 10
     # the scores are the text's BM25, as the same statement gives them without the tenant's clause (from a fetch
     # that reaches past the other tenant's 1,500)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 
@@ -10,9 +11,10 @@ import pytest
 
 from kgmem import MemoryGraph
 from kgmem.errors import InputError
-from kgmem.query import channels as ch
-from kgmem.query import own_keywords
+from kgmem.query import execute, own_keywords
+from kgmem.query.plan import MAX_FETCH
 from kgmem.query.recall import CHANNELS, DEFAULT_CHANNELS
+from kgmem.query.registry import families
 
 from ..conftest import FIXTURES
 
@@ -221,24 +223,69 @@ def test_explain_manifest_can_replay_the_result(mg):
     assert [f.id for f in replay][:3] == [f["id"] for f in m["fused"]][:3]
 
 
+def test_explain_prints_the_plan_and_its_param_lines_replay_in_browser(mg):
+    """The manifest's plan lists every statement recall sent, round by round, with why; each statement's
+    ``:param`` lines, evaluated as Neo4j Browser does, run that statement to the same candidates."""
+    mg.ingest([{"id": i, "text": t, "at": "2026-02-01"} for i, t in TOKEN_CORPUS])
+    res = mg.recall("billing job log excerpt zx9q", k=3, explain=True)
+    plan = res.explain["plan"]
+    assert [(s["round"], s["statement"], s["ahead"]) for s in plan] == [
+        (1, "recall/candidates", False),
+        (1, "recall/candidates", True),
+    ]
+    assert all(s["why"] and s["runs"].endswith("candidates") for s in plan)
+    for step in plan:
+        lines = step["browser"].splitlines()
+        assert all(line.startswith(":param ") and line.endswith(";") for line in lines)
+        params = mg.store.evaluate(dict(line[len(":param ") : -1].split(" => ", 1) for line in lines))
+        row = mg.store.read(step["statement"], **params)[0]
+        for name in step["channels"]:
+            ids = [h["id"] for h in row[name]]
+            want = res.explain["channels"][name]["ids"]
+            if name in ("keyword", "entity"):
+                assert ids == want, name
+            else:  # the vector at six decimals: a near tie may swap
+                assert len(set(ids[:10]) & set(want[:10])) >= 9, name
+    windowed = mg.recall("billing job log excerpt", k=3, since="2026-01-01", explain=True)
+    names = [(s["round"], s["statement"]) for s in windowed.explain["plan"]]
+    assert (1, "recall/eligible_count") in names and (2, "recall/vector_exact") in names, names
+
+
+def _merged(calls: list) -> dict:
+    """One row from the recall/candidates calls of one recall (each ran one family): each channel's columns from
+    the call that ran it, the entities, every candidate's map once."""
+    out: dict = dict(calls[0][1])
+    for ran, row in calls:
+        for name in ran:
+            keys = ("entity", "entities") if name == "entity" else (name, f"{name}_fetched", f"{name}_eligible")
+            out.update({k: row[k] for k in keys})
+    out["details"] = list({d["id"]: d for _, row in calls for d in row["details"]}.values())
+    return out
+
+
 def _candidates_rows(mg, monkeypatch, calls: list | None = None):
-    """The row recall's channels step read from recall/candidates (the calls' rows merged), collected as recall
-    runs; ``calls``: also every call's own (channels, row), in the order they ended."""
+    """The rows recall's executor read from recall/candidates, merged per recall (``rows[-1]``: the last
+    recall's); ``calls``: also every call's own (channels, row), in the order they ended."""
     rows: list[dict] = []
-    read, merge = mg.store.read, ch.merge_rows
+    mine: list = []
+    read, finish = mg.store.read, execute.finish
 
     def spy(name, **params):
         out = read(name, **params)
-        if name == "recall/candidates" and calls is not None:
-            calls.append((params["channels"], out[0]))
+        if name == "recall/candidates":
+            mine.append((params["channels"], out[0]))
+            if calls is not None:
+                calls.append((params["channels"], out[0]))
         return out
 
-    def merged(parts, groups):
-        rows.append(merge(parts, groups))
-        return rows[-1]
+    def finished(store, started, vector):
+        mine.clear()
+        found = finish(store, started, vector)
+        rows.append(_merged(mine))
+        return found
 
     monkeypatch.setattr(mg.store, "read", spy)
-    monkeypatch.setattr(ch, "merge_rows", merged)
+    monkeypatch.setattr(execute, "finish", finished)
     return rows
 
 
@@ -293,7 +340,7 @@ def test_the_vector_channels_and_the_others_run_side_by_side_and_merge(mg, monke
     calls: list = []
     rows = _candidates_rows(mg, monkeypatch, calls)
     res = mg.recall("What did Priya say about the billing job log excerpt?", k=3)
-    assert sorted(tuple(c) for c, _ in calls) == sorted(ch.families(DEFAULT_CHANNELS))
+    assert sorted(tuple(c) for c, _ in calls) == sorted(families(DEFAULT_CHANNELS))
     (vec,) = [r for c, r in calls if "vector" in c]
     (other,) = [r for c, r in calls if "keyword" in c]
     assert vec["vector_fetched"] > 0 and vec["keyword_fetched"] == 0 and vec["entity"] == []
@@ -358,13 +405,12 @@ def test_the_channels_return_candidate_maps_only_when_something_reads_them_befor
         return hits, res.confidence, res.abstained, res.features, detail_calls[:]
 
     without = outcome(plain_q)
-    original = ch.candidate_params
+    original = execute.ask_of
 
     def every_map(*args, **kwargs):
-        params, v_fetch, k_fetch = original(*args, **kwargs)
-        return {**params, "maps": True}, v_fetch, k_fetch
+        return dataclasses.replace(original(*args, **kwargs), maps=True)
 
-    monkeypatch.setattr(ch, "candidate_params", every_map)
+    monkeypatch.setattr(execute, "ask_of", every_map)
     assert maps_per_call(plain_q) != [0, 0]
     assert outcome(plain_q) == without and without[0]
     ((ids, full),) = without[-1]  # one recall/details call: the best 2k in full, the rest of the pool of 60
@@ -391,7 +437,7 @@ def test_a_small_tenants_vector_channels_score_every_vector_so_the_nearest_are_e
     res = mg.recall(question, k=10, explain=True)
     filtered = mg.store.server_info().filtered_vector_search
     fetch = asked[-1]["vector_fetch"]
-    assert asked[-1]["vector_search"] == (ch.MAX_FETCH if filtered else fetch) > 90
+    assert asked[-1]["vector_search"] == (MAX_FETCH if filtered else fetch) > 90
     if filtered:  # the vector channel's ranking is the exact one: every stored vector scored by numpy
         rows = mg.store._driver.execute_query(
             "MATCH (m:Memory {tenant: $t}) RETURN m.id AS id, m.embedding AS v", t=mg.tenant

@@ -10,14 +10,16 @@ import numpy as np
 import pytest
 
 from kgmem.errors import InputError
-from kgmem.query import channels as ch
 from kgmem.query import currency
+from kgmem.query import plan as pl
 from kgmem.query import recall as rc
 from kgmem.query.abstain import AbstainPolicy
 from kgmem.query.confidence import FEATURES, ConfidenceModel
 from kgmem.query.filters import Filters, RankWindow, build_filters, time_use
 from kgmem.query.fusion import Fused, boost, rrf
 from kgmem.query.question import Question, keys_of, question_keys
+from kgmem.query.registry import families
+from kgmem.query.rows import Candidates
 from kgmem.query.timeparse import parse_time_filter
 from kgmem.store.runtime import Bounded, RuntimeState
 
@@ -51,8 +53,8 @@ def test_boost_adds_and_resorts():
 
 def test_fuse_step_uses_the_options_weights():
     found = {
-        "vector": ch.Candidates("vector", ["a", "b"], [0.9, 0.8]),
-        "entity": ch.Candidates("entity", ["b"], [0.8]),
+        "vector": Candidates("vector", ["a", "b"], [0.9, 0.8]),
+        "entity": Candidates("entity", ["b"], [0.8]),
     }
     fused = rc.fuse(found, rc.RecallOptions(channels=("vector", "entity")))
     assert [f.id for f in fused] == ["a", "b"]  # the entity channel's rank weighs 0 by default
@@ -118,7 +120,7 @@ def test_a_year_less_month_window_holds_that_month_of_any_year():
 
 def test_boost_keys_are_the_matched_entities_the_question_names():
     q = Question.from_vector("What did Caroline say about checkout?", "What did Caroline say about checkout?", [0.0])
-    found = {"entity": ch.Candidates("entity", [], [], {"entities": [{"key": "caroline"}, {"key": "checkout"}]})}
+    found = {"entity": Candidates("entity", [], [], {"entities": [{"key": "caroline"}, {"key": "checkout"}]})}
     assert rc.boost_keys(found, q) == ["caroline"]
     assert rc.boost_keys({}, q) == []
 
@@ -184,71 +186,51 @@ def test_filters_params_are_the_rule_parameters():
 
 
 def test_first_fetch_from_the_learnt_share():
-    state = RuntimeState("db")
-    assert ch.first_fetch(state, "t", "vector", 50) == 130  # unknown: half assumed
-    state.set_share("t", "vector", 0.05)
-    assert ch.first_fetch(state, "t", "vector", 50) == 1300
-    state.set_share("t", "vector", 0.0)
-    assert ch.first_fetch(state, "t", "vector", 50) == ch.MAX_FETCH  # never more than the cap
-    assert ch.first_fetch(state, "other", "vector", 10) == 50  # at least 50
-    state.set_share("t", "vector", 1.0)  # every candidate survives: 30 % to spare, no more
-    assert ch.first_fetch(state, "t", "vector", 50) == 65
+    def fetch(share, depth=50):
+        return pl.first_fetch(pl.Stats(False, {"vector": share}), "vector", depth)
+
+    assert fetch(None) == 130  # unknown: half assumed
+    assert fetch(0.05) == 1300
+    assert fetch(0.0) == pl.MAX_FETCH  # never more than the cap
+    assert fetch(None, 10) == 50  # at least 50
+    assert fetch(1.0) == 65  # every candidate survives: 30 % to spare, no more
 
 
 def test_each_channel_learns_its_own_share_and_a_family_fetches_what_its_neediest_channel_needs():
-    state = RuntimeState("db")
     channels = ("vector", "keyword", "entity", "window_keyword")
-    assert ch.family_fetch(state, "t", channels, 20) == (52, 52)  # nothing learnt: half assumed
-    ch.note_survival(state, "t", "keyword", 100, 90)
-    ch.note_survival(state, "t", "window_keyword", 100, 5)  # its own index keeps far fewer of the tenant's
-    assert state.share("t", "keyword") == pytest.approx(0.9) and state.share("t", "window_keyword") == 0.05
-    assert ch.family_fetch(state, "t", channels, 20) == (52, 520)  # the window channel's need sets the fetch
-    assert ch.family_fetch(state, "t", ("vector", "keyword"), 20) == (52, 50)  # not asked: not counted
-    ch.note_survival(state, "t", "context_vector", 100, 10)
-    assert ch.family_fetch(state, "t", ("context_vector", "keyword"), 20)[0] == 260
-    assert ch.family_fetch(state, "t", ("keyword",), 20)[0] == 52  # no vector channel: the memory index's own
+    shares: dict[str, float | None] = {}
+    assert pl.family_fetch(pl.Stats(False, shares), channels, 20) == (52, 52)  # nothing learnt: half assumed
+    shares["keyword"] = pl.updated_share(None, 100, 90)
+    shares["window_keyword"] = pl.updated_share(None, 100, 5)  # its own index keeps far fewer of the tenant's
+    assert shares["keyword"] == pytest.approx(0.9) and shares["window_keyword"] == 0.05
+    stats = pl.Stats(False, shares)
+    assert pl.family_fetch(stats, channels, 20) == (52, 520)  # the window channel's need sets the fetch
+    assert pl.family_fetch(stats, ("vector", "keyword"), 20) == (52, 50)  # not asked: not counted
+    stats = pl.Stats(False, {**shares, "context_vector": pl.updated_share(None, 100, 10)})
+    assert pl.family_fetch(stats, ("context_vector", "keyword"), 20)[0] == 260
+    assert pl.family_fetch(stats, ("keyword",), 20)[0] == 52  # no vector channel: the memory index's own
 
 
-def test_note_survival_averages_and_ignores_empty_fetches():
-    state = RuntimeState(None)
-    ch.note_survival(state, "t", "keyword", 0, 0)
-    assert state.share("t", "keyword") is None
-    ch.note_survival(state, "t", "keyword", 100, 20)
-    assert state.share("t", "keyword") == pytest.approx(0.2)
-    ch.note_survival(state, "t", "keyword", 100, 60)
-    assert state.share("t", "keyword") == pytest.approx(0.4)
+def test_a_survival_share_averages_and_ignores_empty_fetches():
+    assert pl.updated_share(None, 0, 0) is None and pl.updated_share(0.3, 0, 0) == 0.3
+    assert pl.updated_share(None, 100, 20) == pytest.approx(0.2)
+    assert pl.updated_share(0.2, 100, 60) == pytest.approx(0.4)
+    assert pl.updated_share(None, 10, 30) == 1.0  # never more than all
 
 
-def test_the_channels_run_in_two_families_and_their_rows_merge():
-    assert ch.families(("vector", "keyword", "entity", "wide_vector", "window_keyword")) == [
+def test_the_channels_run_in_two_families():
+    assert families(("vector", "keyword", "entity", "wide_vector", "window_keyword")) == [
         ("vector", "wide_vector"),
         ("keyword", "entity", "window_keyword"),
     ]
-    assert ch.families(("keyword",)) == [("keyword",)] and ch.families(("wide_vector",)) == [("wide_vector",)]
-
-    def row(ran, details):
-        out = {"entities": [{"key": "priya", "name": "Priya"}], "entity": [], "details": details}
-        for c in ("vector", "keyword", "wide_vector"):
-            out.update({c: [], f"{c}_fetched": 0, f"{c}_eligible": 0})
-        for c, hits in ran.items():
-            out.update({c: hits, f"{c}_fetched": 9, f"{c}_eligible": len(hits)})
-        return out
-
-    a = row({"vector": [{"id": "a"}], "wide_vector": [{"id": "b"}]}, [{"id": "a"}, {"id": "b"}])
-    b = row({"keyword": [{"id": "c"}], "entity": [{"id": "a"}]}, [{"id": "c"}, {"id": "a"}])
-    merged = ch.merge_rows([a, b], [("vector", "wide_vector"), ("keyword", "entity")])
-    assert merged["vector"] == [{"id": "a"}] and merged["wide_vector"] == [{"id": "b"}]
-    assert merged["keyword"] == [{"id": "c"}] and merged["keyword_fetched"] == 9 and merged["vector_fetched"] == 9
-    assert merged["entity"] == [{"id": "a"}] and merged["entities"] == a["entities"]
-    assert sorted(d["id"] for d in merged["details"]) == ["a", "b", "c"]  # each candidate once
-    assert ch.merge_rows([a], [("vector", "wide_vector")]) is a
+    assert families(("keyword",)) == [("keyword",)] and families(("wide_vector",)) == [("wide_vector",)]
 
 
 def test_known_similarities_are_the_vector_and_entity_channels_cosines_normalised():
     found = {
-        "vector": ch.Candidates("vector", ["a", "b"], [0.5, -0.25]),
-        "entity": ch.Candidates("entity", ["c", "a", "d"], [0.0, 0.4, None]),
-        "wide_vector": ch.Candidates("wide_vector", ["e"], [0.9]),  # another vector: not the memory's own
+        "vector": Candidates("vector", ["a", "b"], [0.5, -0.25]),
+        "entity": Candidates("entity", ["c", "a", "d"], [0.0, 0.4, None]),
+        "wide_vector": Candidates("wide_vector", ["e"], [0.9]),  # another vector: not the memory's own
     }
     assert rc.known_similarities(found, ["a", "b", "c", "d", "e", "f"]) == {"a": 0.75, "b": 0.375, "c": 0.5}
     assert rc.known_similarities(found, ["b"]) == {"b": 0.375} and rc.known_similarities({}, ["a"]) == {}
@@ -353,7 +335,7 @@ def _hits(sims, texts=None):
 
 def test_judge_lets_the_learned_model_decide_the_answer():
     q = Question.from_vector("q", "q", [0.0])
-    got = rc.Gathered({"vector": ch.Candidates("vector", ["h0", "h1"], [0.3, 0.2])}, {}, Filters("t"))
+    got = rc.Gathered({"vector": Candidates("vector", ["h0", "h1"], [0.3, 0.2])}, {}, Filters("t"))
     no = rc.judge(_hits([0.3, 0.2]), q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -3.0), where=near())
     assert no.abstained and no.probability is not None and no.probability < 0.5 and "learned" in (no.reason or "")
     hits = _hits([0.3, 0.2])
@@ -372,7 +354,7 @@ def test_judge_counts_a_retirement_by_words_only_when_what_retired_it_is_within_
         hits = _hits([0.6, 0.2], ["Tim: I've been writing about fantasy novels", "Tim: I write articles"])
         hits[0].retired, hits[0].superseded_by = [{**edge, "inferred": inferred}], ["n1"]
         details = {"h0": {"text": hits[0].text, "superseded_by": [{**edge, "inferred": inferred}]}}
-        got = rc.Gathered({"vector": ch.Candidates("vector", ["h0", "h1"], [0.6, 0.2])}, details, Filters("t"))
+        got = rc.Gathered({"vector": Candidates("vector", ["h0", "h1"], [0.6, 0.2])}, details, Filters("t"))
         return rc.judge(hits, q, got, {"h0": 0.6}, [], rc.RecallOptions(), model=_model(0.5, 3.0), where=near(*reach))
 
     far = verdict(["h0", "h1"])
@@ -389,7 +371,7 @@ def test_judge_keeps_an_exact_token_decisive_and_abstains_on_nothing():
     q = Question.from_vector("what is zx9q?", "what is zx9q?", [0.0])
     hits = _hits([0.1], ["error zx9q on upload"])
     hits[0].channels = {"keyword": 1}
-    got = rc.Gathered({"keyword": ch.Candidates("keyword", ["h0"], [3.0])}, {}, Filters("t"))
+    got = rc.Gathered({"keyword": Candidates("keyword", ["h0"], [3.0])}, {}, Filters("t"))
     verdict = rc.judge(hits, q, got, {"h0": 0.1}, [], rc.RecallOptions(), model=_model(0.5, -9.0), where=near())
     assert not verdict.abstained and verdict.features["exact_token"] == 1.0
     empty = rc.judge([], q, got, {}, [], rc.RecallOptions(learned=False, policy=AbstainPolicy()), where=near())
@@ -414,14 +396,14 @@ def test_a_window_with_nothing_eligible_is_ranked_without_it(monkeypatch):
         calls.append((q.ranking_text, filters.start, ahead))
         empty = not calls[1:]
         ids = [] if empty else ["m"]
-        return rc.Gathered({"vector": ch.Candidates("vector", ids, [0.5] * len(ids))}, {}, filters)
+        return rc.Gathered({"vector": Candidates("vector", ids, [0.5] * len(ids))}, {}, filters)
 
     monkeypatch.setattr(rc, "fetch", fake_fetch)
     f, text = build_filters("what did we discuss last week", tenant="t", now=NOW)
     q = Question.from_vector("what did we discuss last week", text, [0.0])
-    started = object()  # the keyword rankings keywords_ahead started for the first ranking text
+    started = object()  # the plan execute.start began (statistics, own rankings) for the first ranking text
     got = rc.gather(SimpleNamespace(), q, f, rc.RecallOptions(), started)
-    # the second fetch ranks another text: it works its own keyword rankings out (no ahead)
+    # the second fetch ranks another text: a second plan, begun there (nothing started ahead)
     assert calls[0] == (text, f.start, started) and calls[1] == ("what did we discuss last week", None, None)
     assert got.note and "last week" in got.note and got.filters.time_use == "rank-fallback"
 

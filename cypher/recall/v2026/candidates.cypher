@@ -14,13 +14,13 @@
 // Only the channels named in $channels run (the others return 0 fetched and an empty list). The entities are
 // matched whenever $key_ngrams is not null (a null skips the entity channel), so that every candidate's map says
 // which of them it mentions, also in a call that runs only the vector channels beside one that runs the others
-// (kgmem.query.channels.all_channels); their memories are read only when 'entity' is in $channels.
+// (kgmem.query.plan); their memories are read only when 'entity' is in $channels.
 // The eligibility rule, the channel blocks, the entity matcher and the candidate map are expanded from
 // kgmem/store/rules.py between the cog markers (scripts/gen_cypher.py rewrites them; a test fails when
 // they are stale). The caller widens a channel with recall/vector or recall/keyword when too few survive.
 // params: $vector (list of 384 floats), $vector_fetch (int: the nearest kept per vector index),
 //         $vector_search (int: how many the index is asked for — at least the tenant's size when it is small,
-//         kgmem.query.channels.search_size, so that it scores every vector of the tenant and the nearest do
+//         kgmem.query.plan.search_size, so that it scores every vector of the tenant and the nearest do
 //         not depend on what else it holds),
 //         $vector_exact (bool; not read on 2026.x, whose index filters by tenant), $lucene (string or null),
 //         $tenant_scope (string: kgmem.query.lucene.tenant_scope), $keyword_fetch (int),
