@@ -402,11 +402,22 @@ def _run(ctx: BenchContext) -> dict:
                 mg.as_of(subject, predicate, "2025-06-01", obj)
             emb._cache.clear()
             rec, flo = [], []
+            rec_cpu, floor_cpu = [0.0, 0.0], 0.0  # CPU seconds: recall's client and Neo4j's, the floor's
             for q in queries:
-                t0 = time.perf_counter()
-                mg.recall(q, k=K, time_filters=False)
-                rec.append(time.perf_counter() - t0)
-                flo.append(_floor(ctx, matrix, q))
+                with CpuMeter(server_pid) as used:
+                    t0 = time.perf_counter()
+                    mg.recall(q, k=K, time_filters=False)
+                    rec.append(time.perf_counter() - t0)
+                rec_cpu[0] += used.client
+                rec_cpu[1] += used.server or 0.0
+                with CpuMeter(None) as used:
+                    flo.append(_floor(ctx, matrix, q))
+                floor_cpu += used.client
+            cpu_ms = {
+                "client": rec_cpu[0] * 1000 / len(queries),
+                "server": rec_cpu[1] * 1000 / len(queries) if server_pid else None,
+                "floor": floor_cpu * 1000 / len(queries),
+            }
             per_channel = _channel_costs(mg, queries, warmup)
             emb._cache.clear()
             symptoms = [corpus.symptoms[int(i)] for i in rng.integers(0, len(corpus.symptoms), n_queries)]
@@ -442,6 +453,22 @@ def _run(ctx: BenchContext) -> dict:
                     f"{f50:.1f} / {f95:.1f}",
                     f"{r50 / f50:.2f}× / {r95 / f95:.2f}×",
                     "≤ 1.5× / ≤ 2×",
+                ],
+                [
+                    f"{n:,}",
+                    "CPU per recall (ms, from the process clocks): client"
+                    + ("" if cpu_ms["server"] is None else " + Neo4j"),
+                    f"{cpu_ms['client']:.1f}"
+                    + (
+                        ""
+                        if cpu_ms["server"] is None
+                        else f" + {cpu_ms['server']:.1f} = {cpu_ms['client'] + cpu_ms['server']:.1f}"
+                    ),
+                    f"{cpu_ms['floor']:.1f} (the floor's CPU)",
+                    "—"
+                    if cpu_ms["server"] is None
+                    else f"{(cpu_ms['client'] + cpu_ms['server']) / cpu_ms['floor']:.2f}×",
+                    "(work left to cut)",
                 ],
                 [
                     f"{n:,}",
@@ -490,6 +517,7 @@ def _run(ctx: BenchContext) -> dict:
             ]
             figures[f"latency_{n}"] = {
                 "recall_ms": [r50, r95],
+                "recall_cpu_ms": cpu_ms,
                 "channel_alone_ms": per_channel,
                 "context_channels_p50_ms": ctx50,
                 "channels": list(DEFAULT_CHANNELS),

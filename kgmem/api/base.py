@@ -10,8 +10,9 @@ from ..config import DEFAULT_TENANT, resolve_connection
 from ..embed import MODEL_ID, Embedder, get_embedder, prefetch
 from ..errors import InputError, NotFoundError
 from ..onnx_embed import stderr_note
+from ..query import own_keywords
 from ..store import Store, schema
-from ..store.model_check import check_model
+from ..store.model_check import check_stored
 from ..vocab import Vocabulary
 
 if TYPE_CHECKING:
@@ -130,25 +131,33 @@ class GraphBase:
             self.embedder  # noqa: B018 - waits for the load (and raises what it raised)
         return indexes
 
-    def _ready(self, *, model: bool = True) -> None:
-        if not self._schema_ready:
-            # one cheap check (the recorded schema version and the index states) instead of every
-            # CREATE ... IF NOT EXISTS; a new version, a missing record or a missing index applies the schema
+    def _ready(self, *, model: bool = True) -> tuple[int, Any] | None:
+        """Before the first read or write of a connection: one statement (``admin/setup``: the server, the
+        recorded schema version, the tenant's stored model and version) and the index states, instead of every
+        CREATE ... IF NOT EXISTS; a new version, a missing record or a missing index applies the schema. Returns
+        the tenant's version when this call read it (recall's keyword statistics then need not read it again),
+        else None."""
+        fresh: tuple[int, Any] | None = None
+        if not self._schema_ready or (model and not self._model_checked):
             with self._schema_lock:
-                if not self._schema_ready and schema.is_current(self.store):
-                    self._schema_ready = True
-            if not self._schema_ready:
-                # once per database and kgmem version, and it waits for the indexes: say so while it runs
-                stderr_note(
-                    "kgmem: creating the schema (constraints and indexes) in this database, once per database "
-                    "and kgmem version (`kgmem init` does it up front); waiting until the indexes are ONLINE…"
-                )
-                self.init()
-        # vectors of two models are not comparable: refuse, say to rebuild. Slot reads (now, as-of, history,
-        # changes) compare no stored vectors, so they skip this read (model=False)
-        if model and not self._model_checked:
-            check_model(self.store, self.tenant, MODEL_ID)
-            self._model_checked = True
+                if not self._schema_ready or (model and not self._model_checked):
+                    got = schema.setup(self.store, self.tenant, own_keywords.SMALL_TENANT)
+                    fresh = got.tenant_version
+                    if got.current:
+                        self._schema_ready = True
+                    # vectors of two models are not comparable: refuse, say to rebuild. Slot reads (now, as-of,
+                    # history, changes) compare no stored vectors, so they skip this check (model=False)
+                    if model:
+                        check_stored(got.embedding_model, self.tenant, MODEL_ID)
+                        self._model_checked = True
+        if not self._schema_ready:
+            # once per database and kgmem version, and it waits for the indexes: say so while it runs
+            stderr_note(
+                "kgmem: creating the schema (constraints and indexes) in this database, once per database "
+                "and kgmem version (`kgmem init` does it up front); waiting until the indexes are ONLINE…"
+            )
+            self.init()
+        return fresh
 
     def empty_tenant_hint(self) -> str | None:
         """The hint an empty answer carries when this graph's tenant holds no memory at all (a misspelt

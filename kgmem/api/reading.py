@@ -190,8 +190,8 @@ class Reading(GraphBase):
             now=optional_time(now, "now"),
             time_phrases=time_mode(time_filters),
         )
-        self._ready()
-        res = _recall(self.store, self.embedder, query, filters, text, opts, explain=explain)
+        version = self._ready()  # the tenant's version when this was the connection's first read of it
+        res = _recall(self.store, self.embedder, query, filters, text, opts, explain=explain, tenant_version=version)
         if res.abstained and not res.hits:
             res.reason = _with_hint(res.reason, self.empty_tenant_hint())
         return res

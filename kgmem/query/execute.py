@@ -45,6 +45,7 @@ class Found:
     found: dict[str, Candidates]
     details: dict[str, CandidateMap]
     sent: list[Sent] = field(default_factory=list)
+    stats: Stats | None = None  # what the plan read (a second plan of the same recall reuses its tenant version)
 
 
 @dataclass
@@ -56,17 +57,31 @@ class Started:
     ahead: Future[list[tuple[Statement, Rows, tuple[CandidateMap, ...]]]]
 
 
-def read_stats(store: Store, tenant: str, channels: tuple[str, ...], ranking_text: str, keys: Keys) -> Stats:
+def read_stats(
+    store: Store,
+    tenant: str,
+    channels: tuple[str, ...],
+    ranking_text: str,
+    keys: Keys,
+    version: tuple[int, Any] | None = None,
+) -> Stats:
     """What the planner reads about ``tenant``: the survival shares learnt, how many exact-scan decisions it had,
     a small tenant's size (when the server filters the vector index by tenant: then its vectors are all scored)
-    and its own keyword rankings of ``ranking_text`` (none without keyword terms, or for a bigger tenant)."""
+    and its own keyword rankings of ``ranking_text`` (none without keyword terms, or for a bigger tenant).
+    ``version``: the tenant's version when the caller has just read it (else read here when needed)."""
     state = store.runtime
     filtered = store.server_info().filtered_vector_search
-    given = own_keywords.given(store, tenant, ranking_text, channels) if keys.lucene is not None else None
+    words = keys.lucene is not None and any(REGISTRY[c].is_keyword for c in channels)
+    corpus = own_keywords.corpus(store, tenant, version) if words else None  # reads the version unless known
     vectors = any(REGISTRY[c].is_vector for c in channels)
-    small = own_keywords.small_size(store, tenant) if filtered and vectors else None
+    small: int | None
+    if corpus is not None:
+        version, small = corpus.version, corpus.version[0]
+    else:
+        small = own_keywords.small_size(store, tenant, version) if filtered and vectors else None
+    given = None if corpus is None else own_keywords.rankings(corpus, ranking_text, channels)
     shares = {c: state.share(tenant, c) for c in dict.fromkeys(("vector", "keyword", *channels))}
-    return Stats(filtered, shares, state.exact_runs(tenant), small, given)
+    return Stats(filtered, shares, state.exact_runs(tenant), small, given, version)
 
 
 def ask_of(q_keys: Keys, filters: Filters, channels: tuple[str, ...], depth: int, overfetch: int, stats: Stats) -> Ask:
@@ -93,15 +108,17 @@ def start(
     channels: tuple[str, ...],
     depth: int,
     overfetch: int,
+    *,
+    version: tuple[int, Any] | None = None,
 ) -> Started:
     """Read the statistics, plan and send the plan's ``ahead`` statements, on the store's pool, in one task (no
     task waits for another, so recalls from many threads cannot starve the pool). ``keys``: those of
-    ``ranking_text``."""
+    ``ranking_text``; ``version``: the tenant's version when the caller has just read it."""
     planned: Future[Plan] = Future()
 
     def run() -> list[tuple[Statement, Rows, tuple[CandidateMap, ...]]]:
         try:
-            stats = read_stats(store, filters.tenant, channels, ranking_text, keys)
+            stats = read_stats(store, filters.tenant, channels, ranking_text, keys, version)
             made = plan(ask_of(keys, filters, channels, depth, overfetch, stats))
         except BaseException as exc:
             planned.set_exception(exc)
@@ -142,7 +159,7 @@ def finish(store: Store, started: Started, vector: list[float] | None) -> Found:
     else:  # the planner widens at most up to its cap: a plan that does not end is a bug, not a slow query
         raise RuntimeError(f"recall's plan did not settle in {MAX_ROUNDS} rounds: {[s.name for s in todo]}")
     found = {name: progress[name].candidates() for name in ask.channels}
-    return Found(found, details, sent)
+    return Found(found, details, sent, ask.stats)
 
 
 def channels(

@@ -146,14 +146,15 @@ def version(store: Store, tenant: str) -> tuple[int, Any]:
     return int(row["memories"]), row["last"]
 
 
-def corpus(store: Store, tenant: str) -> Corpus | None:
-    """The tenant's keyword statistics when it is small (built or taken from ``store.runtime``), else None."""
+def corpus(store: Store, tenant: str, known: tuple[int, Any] | None = None) -> Corpus | None:
+    """The tenant's keyword statistics when it is small (built or taken from ``store.runtime``), else None.
+    ``known``: the tenant's version when the caller has just read it (:func:`version`)."""
     state = store.runtime
     big = state.big_tenant(tenant)
     if big is not None and big % RECHECK != 0:
         state.note_big_tenant(tenant)
         return None
-    current = _small_version(store, tenant)
+    current = _small_version(store, tenant, known)
     if current is None:
         return None
     kept = state.corpus(tenant)
@@ -165,7 +166,7 @@ def corpus(store: Store, tenant: str) -> Corpus | None:
     return built
 
 
-def small_size(store: Store, tenant: str) -> int | None:
+def small_size(store: Store, tenant: str, known: tuple[int, Any] | None = None) -> int | None:
     """How many memories the tenant holds when it is small (at most :data:`SMALL_TENANT`), else None: the count
     its keyword statistics were built at, or counted now when this process has neither those nor found it big
     (by :func:`corpus`'s rule, :func:`_small_version`: a count above it is noted, so the next recall does not count
@@ -176,14 +177,14 @@ def small_size(store: Store, tenant: str) -> int | None:
     kept = state.corpus(tenant)
     if isinstance(kept, Corpus):
         return int(kept.version[0])
-    current = _small_version(store, tenant)
+    current = _small_version(store, tenant, known)
     return None if current is None else current[0]
 
 
-def _small_version(store: Store, tenant: str) -> tuple[int, Any] | None:
+def _small_version(store: Store, tenant: str, known: tuple[int, Any] | None = None) -> tuple[int, Any] | None:
     """The tenant's version (:func:`version`) when it holds at most :data:`SMALL_TENANT` memories, else None, noted
     big in ``store.runtime`` (the rule :func:`corpus` and :func:`small_size` share)."""
-    current = version(store, tenant)
+    current = known if known is not None else version(store, tenant)
     if current[0] > SMALL_TENANT:
         store.runtime.note_big_tenant(tenant)
         return None
@@ -194,14 +195,18 @@ def _small_version(store: Store, tenant: str) -> tuple[int, Any] | None:
 Given = dict[str, list[dict[str, Any]]]  # keyword channel → its ranking by the tenant's own statistics ({id, score})
 
 
-def given(store: Store, tenant: str, question: str, channels: Sequence[str]) -> Given | None:
+def given(
+    store: Store, tenant: str, question: str, channels: Sequence[str], known: tuple[int, Any] | None = None
+) -> Given | None:
     """The keyword channels' rankings by the tenant's own statistics (``$given`` of the candidates statement), or
-    None for a bigger tenant (Lucene ranks)."""
-    wanted = [c for c in channels if c in KEYWORD_INDEXES]
-    if not wanted:
+    None for a bigger tenant (Lucene ranks). ``known``: the tenant's version when the caller has just read it."""
+    if not any(c in KEYWORD_INDEXES for c in channels):
         return None
-    c = corpus(store, tenant)
-    if c is None:
-        return None
+    c = corpus(store, tenant, known)
+    return None if c is None else rankings(c, question, channels)
+
+
+def rankings(c: Corpus, question: str, channels: Sequence[str]) -> Given:
+    """Each keyword channel of ``channels`` ranked for ``question`` by the statistics ``c`` (pure)."""
     weighted = lucene.weighted_terms(question)
-    return {name: c.rank(name, weighted) for name in wanted}
+    return {name: c.rank(name, weighted) for name in channels if name in KEYWORD_INDEXES}

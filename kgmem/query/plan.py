@@ -73,13 +73,14 @@ class Stats:
     ``shares``: per channel, the share of its index's candidates that survived the rule last time (None: not
     measured); ``exact_runs``: how many exact-scan decisions this tenant has had (5.26); ``small``: the tenant's
     size when it is small enough for its own keyword statistics, else None; ``given``: the keyword channels'
-    rankings by those statistics (None: Lucene ranks)."""
+    rankings by those statistics (None: Lucene ranks); ``version``: the tenant's version they were read at."""
 
     filtered_vector_search: bool
     shares: Mapping[str, float | None] = field(default_factory=dict)
     exact_runs: int = 0
     small: int | None = None
     given: Given | None = None
+    version: tuple[int, Any] | None = None  # the tenant's version the statistics were read at (None: not read)
 
     def share(self, channel: str) -> float | None:
         return self.shares.get(channel)

@@ -116,6 +116,7 @@ class Gathered:
     filters: Filters
     note: str | None = None  # why the time phrase's window was dropped
     sent: list[execute.Sent] = field(default_factory=list)  # the plan's statements as they were sent (explain)
+    version: tuple[int, Any] | None = None  # the tenant's version the plan read (a second plan reuses it)
 
 
 @dataclass
@@ -143,14 +144,18 @@ def rank(
     clock: Clock | None = None,
     *,
     pool: bool = True,
+    tenant_version: tuple[int, Any] | None = None,
 ) -> Ranked:
     """The best ``opts.k`` eligible memories, ranked and not judged (:func:`recall` judges them; ``why`` finds
     its symptom among them without the confidence's reading). ``pool``: also read the pool maps the confidence
-    reads (:func:`select`; ``why`` does not judge, so it need not)."""
+    reads (:func:`select`; ``why`` does not judge, so it need not). ``tenant_version``: the tenant's version when
+    the caller has just read it (:func:`kgmem.query.own_keywords.version`)."""
     clock = clock or Clock()
     keys = keys_of(ranking_text)  # the channels' keys need the words only: worked out once, before the embedder
     # the statistics, the plan and the statements that need no vector go ahead on the store's pool
-    started = execute.start(store, keys, ranking_text, filters, opts.channels, opts.fetch_depth, opts.overfetch)
+    started = execute.start(
+        store, keys, ranking_text, filters, opts.channels, opts.fetch_depth, opts.overfetch, version=tenant_version
+    )
     with clock.step("embed_ms"):
         q = Question.of(clean_text(query), ranking_text, embedder, keys)
     with clock.step("channels_ms"):
@@ -174,10 +179,11 @@ def recall(
     opts: RecallOptions = RecallOptions(),
     *,
     explain: bool = False,
+    tenant_version: tuple[int, Any] | None = None,
 ) -> Recall:
     """Answer a question with the best ``opts.k`` eligible memories, each judged; may abstain."""
     clock = Clock()
-    r = rank(store, embedder, query, filters, ranking_text, opts, clock)
+    r = rank(store, embedder, query, filters, ranking_text, opts, clock, tenant_version=tenant_version)
     q, got, hits = r.q, r.got, r.hits
     with clock.step("confidence_ms"):
         verdict = judge(hits, q, got, r.plain, r.entity_keys, opts, where=r.where)
@@ -204,15 +210,24 @@ def recall(
 
 
 def fetch(
-    store: Store, q: Question, filters: Filters, opts: RecallOptions, started: execute.Started | None = None
+    store: Store,
+    q: Question,
+    filters: Filters,
+    opts: RecallOptions,
+    started: execute.Started | None = None,
+    version: tuple[int, Any] | None = None,
 ) -> Gathered:
     """Every channel's candidates: the plan (:mod:`kgmem.query.plan`) run by the executor
     (:mod:`kgmem.query.execute`). ``started``: the plan :func:`kgmem.query.execute.start` began for ``q``'s ranking
-    text and these filters before the question was embedded (else it begins here)."""
+    text and these filters before the question was embedded (else it begins here, with the tenant's ``version``
+    when it is known)."""
     if started is None:
-        started = execute.start(store, q.keys, q.ranking_text, filters, opts.channels, opts.fetch_depth, opts.overfetch)
+        started = execute.start(
+            store, q.keys, q.ranking_text, filters, opts.channels, opts.fetch_depth, opts.overfetch, version=version
+        )
     found = execute.finish(store, started, q.vector_list)
-    return Gathered(found.found, found.details, filters, sent=found.sent)
+    stats = found.stats
+    return Gathered(found.found, found.details, filters, sent=found.sent, version=stats.version if stats else None)
 
 
 def gather(
@@ -228,7 +243,7 @@ def gather(
         "ranked without that window, the phrase used only for ranking"
     )
     first = got.sent
-    got = fetch(store, q.ranked_by(q.text), filters.without_phrase_window(), opts)
+    got = fetch(store, q.ranked_by(q.text), filters.without_phrase_window(), opts, version=got.version)
     last = max((s.round for s in first), default=0)
     got.sent = [*first, *(execute.Sent(s.round + last, s.statement) for s in got.sent)]
     got.note = note

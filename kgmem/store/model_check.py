@@ -20,7 +20,11 @@ def check_model(store: Store, tenant: str, model_id: str) -> None:
 
     A tenant without embedded memories passes (its first write fixes the model).
     """
-    stored = stored_model(store, tenant)
+    check_stored(stored_model(store, tenant), tenant, model_id)
+
+
+def check_stored(stored: str | None, tenant: str, model_id: str) -> None:
+    """:func:`check_model` on the stored model already read (``admin/setup`` reads it with the rest)."""
     if stored is not None and stored != model_id:
         raise ModelMismatch(
             f"tenant '{tenant}' holds vectors made by {stored}, but the loaded embedding model is {model_id}",

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from ..errors import SchemaError
 from ..progress import step
 from . import cypher
+from .cypher import GENERATIONS
 from .rules import VECTOR_FILTER_PROPERTIES, VECTOR_INDEX_PROPERTY, fulltext_index_properties
 from .session import Store
 
@@ -91,6 +93,28 @@ def indexes_ok(rows: list[dict[str, Any]], generation: str | None = None) -> boo
         n in ours and ours[n]["state"] == "ONLINE" and (n in CONSTRAINTS or ours[n]["properties"] == expected[n])
         for n in EXPECTED
     )
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What :func:`setup` read: whether the schema is current, the tenant's stored embedding model (None: it has
+    no vectors yet) and the tenant's version (``recall/tenant_version``'s: memories up to the limit + 1, the
+    last recorded)."""
+
+    current: bool
+    embedding_model: str | None
+    tenant_version: tuple[int, Any]
+
+
+def setup(store: Store, tenant: str, limit: int) -> Setup:
+    """The reads before a connection's first query of ``tenant``: ``admin/setup`` (the server, the recorded schema
+    version, the tenant's model and version, in one round trip), then the index states when the version is
+    recorded — two statements where four were."""
+    versions = {g: version(g) for g in (None, *GENERATIONS)}
+    row = store.setup(tenant, sorted(set(versions.values())), limit)
+    generation = store.server_info().generation
+    current = versions[generation] in row["applied"] and indexes_ok(store.read("admin/index_states"), generation)
+    return Setup(current, row["embedding_model"], (int(row["memories"]), row["last"]))
 
 
 def is_current(store: Store) -> bool:

@@ -295,6 +295,23 @@ class Store:
                     log.debug("server %s: %s", self.connection.uri, self._server_info.to_dict())
         return self._server_info
 
+    def setup(self, tenant: str, versions: list[str], limit: int) -> dict[str, Any]:
+        """``admin/setup``: what a connection reads before its first query of ``tenant``, in one round trip; the
+        server's components are kept (:meth:`server_info` then reads them no more)."""
+        with step(f"connecting to Neo4j at {self.connection.uri}"):
+            rows = self._execute(
+                "admin/setup",
+                {"tenant": tenant, "versions": versions, "limit": limit},
+                RoutingControl.READ,
+                resolve=False,
+            )
+        row = rows[0]
+        with self._server_info_lock:
+            if self._server_info is None:
+                self._server_info = ServerInfo.from_components(row["components"])
+                log.debug("server %s: %s", self.connection.uri, self._server_info.to_dict())
+        return row
+
     def resolve(self, name: str) -> str:
         """The statement that runs for ``name`` on this server: its variant for the server's generation
         (``recall/v2026/vector`` on Neo4j 2026.02+), else ``name`` itself. Detects the server on first need."""

@@ -1,5 +1,5 @@
 """A fast CLI: the schema is applied once per database and schema version (remembered in a :KgmemSchema node,
-checked by two cheap reads), and the CLI's commands load no torch: fact commands load no model at all, recall
+checked with one setup read and the index states), and the CLI's commands load no torch: fact commands load no model at all, recall
 runs the embedder on onnxruntime where it is installed."""
 
 from __future__ import annotations
@@ -106,3 +106,30 @@ def test_fact_commands_load_neither_the_write_path_nor_recall(cli_env):
 def test_commands_that_need_no_database_load_no_driver(cli_env, args):
     line, proc = _run(cli_env, args, modules=("neo4j", "numpy", "kgmem.api") + WRITE_AND_RANKED)
     assert line == "HEAVY [] 0", proc.stderr[-2000:]
+
+
+CHANNEL_STATEMENTS = ("recall/candidates", "recall/vector", "recall/keyword", "recall/entity", "recall/eligible_count")
+
+
+def test_a_new_connections_first_recall_sends_at_most_three_statements_before_its_channels(recording, embedder, tenant):
+    """A CLI recall is a new connection: one setup read (the server, the recorded schema version, the tenant's
+    model and version), the index states, and a small tenant's texts for its keyword statistics — then the
+    channels. The next recall of the same connection reads only the tenant's version first."""
+    from kgmem import MemoryGraph
+
+    writer = MemoryGraph(tenant=tenant, store=recording, embedder=embedder)
+    writer.ingest(
+        [{"id": f"n{i}", "text": f"deploy note {i} about the billing job", "at": "2026-01-15"} for i in range(5)]
+    )
+    fresh = type(recording)(recording.connection)  # a new connection, as a CLI process opens
+    try:
+        mg = MemoryGraph(tenant=tenant, store=fresh, embedder=embedder)
+        mg.recall("billing job deploy", k=3)
+        first = next(i for i, name in enumerate(fresh.asked) if name in CHANNEL_STATEMENTS)
+        assert fresh.asked[:first] == ["admin/setup", "admin/index_states", "recall/tenant_texts"], fresh.asked
+        fresh.asked.clear()
+        mg.recall("billing job deploy note 3", k=3)
+        first = next(i for i, name in enumerate(fresh.asked) if name in CHANNEL_STATEMENTS)
+        assert fresh.asked[:first] == ["recall/tenant_version"], fresh.asked
+    finally:
+        fresh.close()

@@ -54,13 +54,13 @@ def test_a_command_that_embeds_loads_the_model_while_its_checks_wait(store, tena
     from kgmem import MemoryGraph
     from kgmem.store import schema
 
-    real, seen = schema.is_current, []
+    real, seen = schema.setup, []
 
-    def is_current(store):  # the first statements of a command: is the schema there?
+    def setup(store, tenant, limit):  # the first statements of a command: the server, is the schema there?
         seen.append(loading.wait(timeout=10))
-        return real(store)
+        return real(store, tenant, limit)
 
-    monkeypatch.setattr(schema, "is_current", is_current)
+    monkeypatch.setattr(schema, "setup", setup)
     mg = MemoryGraph(tenant=tenant, store=store)
     if method == "ingest":
         assert mg.ingest([{"text": "The first memory", "at": "2026-01-01"}]).created == 1

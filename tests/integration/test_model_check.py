@@ -33,3 +33,19 @@ def test_another_tenant_is_not_affected(mg, store, embedder, other_tenant):
     mg.ingest([{"id": "m1", "text": "The staging cluster runs on three nodes", "at": "2026-01-05"}])
     store.write("admin/set_embedding_model", tenant=mg.tenant, id="m1", embedding_model="other-model@9")
     check_model(store, other_tenant, embedder.model_id)
+
+
+def test_a_new_connection_refuses_the_tenant_on_its_first_recall_and_reads_of_slots_still_answer(mg, store, embedder):
+    """The check runs in the connection's setup read (admin/setup): a recall of a tenant embedded with another
+    model is refused before any channel runs; a slot read, which compares no vectors, is not."""
+    from kgmem import MemoryGraph
+
+    mg.ingest([{"id": "m1", "text": "The staging cluster runs on three nodes", "at": "2026-01-05"}])
+    store.write("admin/set_embedding_model", tenant=mg.tenant, id="m1", embedding_model="other-model@9")
+    fresh = MemoryGraph(tenant=mg.tenant, store=type(store)(store.connection), embedder=embedder)
+    try:
+        assert fresh.history("staging cluster", "lives_in") == []  # model=False: answers
+        with pytest.raises(ModelMismatch, match="other-model@9"):
+            fresh.recall("how many nodes does staging run on?")
+    finally:
+        fresh.store.close()

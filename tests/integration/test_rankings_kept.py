@@ -6,8 +6,9 @@ scores are not compared. What a change of how the channels run (kgmem/query/plan
 A change meant to alter rankings writes the file again: ``KGMEM_WRITE_RANKINGS=1`` runs the questions, writes it
 and fails (so that writing never passes); run again without it, then review the diff of the file.
 
-The golden was written on a 2026.x server; on another generation (5.26: no in-index tenant filter, the vector
-channel over-fetches or scans) the test is skipped, not compared.
+Each server generation has its own golden (5.26 has no in-index tenant filter: its vector channel over-fetches or
+scans): tests/data/rankings_kept.json for 2026.x, tests/data/rankings_kept_5.json for 5.26; CI runs the test on
+both (it is marked ``generations``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from kgmem.results import iso
 
 from ..conftest import FIXTURES, _fresh
 
-GOLDEN = Path(__file__).resolve().parents[1] / "data" / "rankings_kept.json"
+DATA = Path(__file__).resolve().parents[1] / "data"
+GOLDENS = {"2026": DATA / "rankings_kept.json", "5": DATA / "rankings_kept_5.json"}  # by the server's major version
+pytestmark = pytest.mark.generations  # run again on the second server generation (./dev test)
 WRITE = os.environ.get("KGMEM_WRITE_RANKINGS") == "1"
 K = 10
 VK, ENTITY = ["vector", "keyword"], ["entity"]
@@ -149,10 +152,18 @@ def ranking(g: MemoryGraph, ask: dict[str, Any]) -> dict[str, Any]:
     return {"ask": ask, "kind": kind(ask), "abstained": res.abstained, "top": [[h.text, iso(h.at)] for h in res.hits]}
 
 
+def golden_file(server: str) -> Path:
+    major = generation(server)
+    if major not in GOLDENS:
+        pytest.fail(f"no golden rankings for Neo4j {server}: name one in GOLDENS and write it (KGMEM_WRITE_RANKINGS=1)")
+    return GOLDENS[major]
+
+
 def write(server: str, rows: list[dict[str, Any]]) -> None:
-    GOLDEN.parent.mkdir(parents=True, exist_ok=True)
+    path = golden_file(server)
+    path.parent.mkdir(parents=True, exist_ok=True)
     lines = ",\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
-    GOLDEN.write_text(f'{{"server": {json.dumps(server)}, "k": {K}, "questions": [\n{lines}\n]}}\n')
+    path.write_text(f'{{"server": {json.dumps(server)}, "k": {K}, "questions": [\n{lines}\n]}}\n')
 
 
 def key(ask: dict[str, Any]) -> str:
@@ -165,10 +176,10 @@ def generation(version: str) -> str:
 
 def test_every_ranking_is_kept(store, graphs):
     server = store.server_info().version
+    path = golden_file(server)
     if not WRITE:
-        golden = json.loads(GOLDEN.read_text())
-        if generation(golden["server"]) != generation(server):
-            pytest.skip(f"the rankings were written on Neo4j {golden['server']}, this is {server}")
+        golden = json.loads(path.read_text())
+        assert generation(golden["server"]) == generation(server), (path, golden["server"], server)
     fresh = [ranking(graphs[ask["data"]], ask) for ask in questions()]
     if WRITE:
         write(server, fresh)
@@ -185,7 +196,7 @@ def test_every_ranking_is_kept(store, graphs):
             return f"    kind {r['kind']}, abstained {r['abstained']}:{top or ' no hits'}"
 
         parts = [
-            f"{len(differ)} of {len(fresh)} rankings differ from {GOLDEN.name}"
+            f"{len(differ)} of {len(fresh)} rankings differ from {path.name}"
             + (f"; {gone} of its questions were not asked" if gone else "")
             + " (KGMEM_WRITE_RANKINGS=1 writes it again)"
         ]

@@ -392,7 +392,7 @@ def test_a_window_with_nothing_eligible_is_ranked_without_it(monkeypatch):
     the whole question's keys, and says so."""
     calls = []
 
-    def fake_fetch(store, q, filters, opts, ahead=None):
+    def fake_fetch(store, q, filters, opts, ahead=None, version=None):
         calls.append((q.ranking_text, filters.start, ahead))
         empty = not calls[1:]
         ids = [] if empty else ["m"]
