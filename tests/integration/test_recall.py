@@ -268,7 +268,7 @@ def _candidates_rows(mg, monkeypatch, calls: list | None = None):
     recall's); ``calls``: also every call's own (channels, row), in the order they ended."""
     rows: list[dict] = []
     mine: list = []
-    read, finish = mg.store.read, execute.finish
+    read, start, finish = mg.store.read, execute.start, execute.finish
 
     def spy(name, **params):
         out = read(name, **params)
@@ -278,13 +278,17 @@ def _candidates_rows(mg, monkeypatch, calls: list | None = None):
                 calls.append((params["channels"], out[0]))
         return out
 
-    def finished(store, started, vector):
-        mine.clear()
-        found = finish(store, started, vector)
+    def started(*args, **kwargs):
+        mine.clear()  # a recall's calls begin here: the word channels' call is sent before finish
+        return start(*args, **kwargs)
+
+    def finished(store, begun, vector):
+        found = finish(store, begun, vector)
         rows.append(_merged(mine))
         return found
 
     monkeypatch.setattr(mg.store, "read", spy)
+    monkeypatch.setattr(execute, "start", started)
     monkeypatch.setattr(execute, "finish", finished)
     return rows
 
@@ -301,7 +305,9 @@ def test_recall_runs_only_the_named_channels(mg, monkeypatch):
     default = mg.recall(question, k=3, explain=True)
     # every channel by default: context_vector too (without it updates-dev's as-of questions lost 6 of 55)
     assert list(default.explain["channels"]) == list(DEFAULT_CHANNELS) == list(CHANNELS)
-    assert all(rows[-1][f"{c}_fetched"] > 0 for c in CHANNELS if c != "entity") and rows[-1]["entities"]
+    assert all(rows[-1][f"{c}_fetched"] > 0 for c in CHANNELS if c != "entity") and rows[-1]["entities"], {
+        c: rows[-1][f"{c}_fetched"] for c in CHANNELS if c != "entity"
+    }
     assert rows[-1]["context_vector_fetched"] > 0
     some = mg.recall(question, k=3, channels=["vector", "keyword"], explain=True)
     assert list(some.explain["channels"]) == some.explain["options"]["channels"] == ["vector", "keyword"]
@@ -445,7 +451,7 @@ def test_a_small_tenants_vector_channels_score_every_vector_so_the_nearest_are_e
         q = np.asarray(mg.embedder.encode_query(question), dtype=np.float64)
         exact = sorted(rows, key=lambda r: (-float(np.dot(r["v"], q) / np.linalg.norm(r["v"])), r["id"]))
         assert res.explain["channels"]["vector"]["ids"] == [r["id"] for r in exact][:50]
-    monkeypatch.setattr(own_keywords, "small_size", lambda store, tenant: None)  # as for a big tenant
+    monkeypatch.setattr(own_keywords, "SMALL_TENANT", 5)  # 90 memories: a big tenant now
     mg.recall(question + " again", k=10)
     assert asked[-1]["vector_search"] == asked[-1]["vector_fetch"]
 
