@@ -2,7 +2,8 @@
 :class:`~kgmem.query.plan.Plan` round by round — each round's statements side by side, those the plan sends
 ``ahead`` while the question is embedded —, parses every row into its typed shape (:mod:`kgmem.query.rows`),
 asks the planner what each channel still needs (:func:`kgmem.query.plan.advance`: widening, the exact scan)
-and keeps what the rows taught (survival shares, exact-scan turns) in the store's runtime state.
+and keeps what the rows taught (survival shares, exact-scan turns) in the connection's
+:class:`~kgmem.query.tenant_stats.TenantStats`.
 
 Usage: :func:`start` (before the question is embedded: the statistics, the plan, the ahead statements on the
 store's pool), then :func:`finish` with the question's vector. :func:`channels` does both for a vector in hand.
@@ -21,6 +22,7 @@ from .plan import Ask, Learnt, Plan, Progress, Rows, Statement, Stats, advance, 
 from .question import Keys, Question
 from .registry import REGISTRY
 from .rows import CandidateMap, Candidates, CandidatesRow, ChannelRow, EntityRow, Scored
+from .tenant_stats import TenantStats
 
 __all__ = ("Found", "Sent", "Started", "channels", "finish", "read_stats", "start")
 
@@ -69,7 +71,7 @@ def read_stats(
     a small tenant's size (when the server filters the vector index by tenant: then its vectors are all scored)
     and its own keyword rankings of ``ranking_text`` (none without keyword terms, or for a bigger tenant).
     ``version``: the tenant's version when the caller has just read it (else read here when needed)."""
-    state = store.runtime
+    state = TenantStats.of(store)
     filtered = store.server_info().filtered_vector_search
     words = keys.lucene is not None and any(REGISTRY[c].is_keyword for c in channels)
     corpus = own_keywords.corpus(store, tenant, version) if words else None  # reads the version unless known
@@ -205,7 +207,7 @@ def _typed(statement: Statement, rows: list[dict[str, Any]]) -> tuple[Rows, tupl
 
 
 def _learn(store: Store, tenant: str, learnt: tuple[Learnt, ...]) -> None:
-    state = store.runtime
+    state = TenantStats.of(store)
     for item in learnt:
         if item.what == "exact_turn":
             state.exact_turn(tenant)

@@ -14,7 +14,7 @@ The question's terms and their weights are the keyword channels' own (:func:`kgm
 A tenant's top 10 is then the same whatever else the database holds.
 
 The statistics are built once per tenant and version (``recall/tenant_version``: how many memories, when the
-last was recorded) and kept by the store (``store.runtime``); a write to the tenant changes the version and the
+last was recorded) and kept per connection (:class:`kgmem.query.tenant_stats.TenantStats`); a write to the tenant changes the version and the
 next recall rebuilds them (the analysed texts are cached, so a rebuild after a small write is cheap). What changes no version — a ``rebuild`` that rewrites the derived contexts, a consolidation
 that marks memories merged (the rule still drops them) — is read at the next write, or by a new process. A bigger tenant keeps Lucene (each of its queries re-checks its size every
 :data:`RECHECK` queries).
@@ -34,6 +34,7 @@ from ..store import Store
 from ..store.rules import KEYWORD_FIELDS, KEYWORD_INDEXES
 from . import lucene
 from .meaning import stem, words
+from .tenant_stats import TenantStats
 
 SMALL_TENANT = 2000  # memories: up to this many, a tenant's keyword channels rank by its own statistics
 RECHECK = 32  # a tenant known to be bigger is counted again every RECHECK queries (it may have shrunk)
@@ -147,9 +148,9 @@ def version(store: Store, tenant: str) -> tuple[int, Any]:
 
 
 def corpus(store: Store, tenant: str, known: tuple[int, Any] | None = None) -> Corpus | None:
-    """The tenant's keyword statistics when it is small (built or taken from ``store.runtime``), else None.
+    """The tenant's keyword statistics when it is small (built, or taken from the connection's :class:`~kgmem.query.tenant_stats.TenantStats`), else None.
     ``known``: the tenant's version when the caller has just read it (:func:`version`)."""
-    state = store.runtime
+    state = TenantStats.of(store)
     big = state.big_tenant(tenant)
     if big is not None and big % RECHECK != 0:
         state.note_big_tenant(tenant)
@@ -158,7 +159,7 @@ def corpus(store: Store, tenant: str, known: tuple[int, Any] | None = None) -> C
     if current is None:
         return None
     kept = state.corpus(tenant)
-    if isinstance(kept, Corpus) and kept.version == current:
+    if kept is not None and kept.version == current:
         return kept
     rows = store.read("recall/tenant_texts", tenant=tenant, limit=SMALL_TENANT)[0]["memories"]
     built = Corpus.build(current, rows)
@@ -171,11 +172,11 @@ def small_size(store: Store, tenant: str, known: tuple[int, Any] | None = None) 
     its keyword statistics were built at, or counted now when this process has neither those nor found it big
     (by :func:`corpus`'s rule, :func:`_small_version`: a count above it is noted, so the next recall does not count
     again)."""
-    state = store.runtime
+    state = TenantStats.of(store)
     if state.big_tenant(tenant) is not None:
         return None
     kept = state.corpus(tenant)
-    if isinstance(kept, Corpus):
+    if kept is not None:
         return int(kept.version[0])
     current = _small_version(store, tenant, known)
     return None if current is None else current[0]
@@ -183,12 +184,12 @@ def small_size(store: Store, tenant: str, known: tuple[int, Any] | None = None) 
 
 def _small_version(store: Store, tenant: str, known: tuple[int, Any] | None = None) -> tuple[int, Any] | None:
     """The tenant's version (:func:`version`) when it holds at most :data:`SMALL_TENANT` memories, else None, noted
-    big in ``store.runtime`` (the rule :func:`corpus` and :func:`small_size` share)."""
+    big in the connection's statistics (the rule :func:`corpus` and :func:`small_size` share)."""
     current = known if known is not None else version(store, tenant)
     if current[0] > SMALL_TENANT:
-        store.runtime.note_big_tenant(tenant)
+        TenantStats.of(store).note_big_tenant(tenant)
         return None
-    store.runtime.forget_big_tenant(tenant)
+    TenantStats.of(store).forget_big_tenant(tenant)
     return current
 
 

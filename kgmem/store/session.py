@@ -273,7 +273,7 @@ class Store:
             )
         self._server_info: ServerInfo | None = None
         self._server_info_lock = threading.Lock()
-        # what the read path learns per tenant while this connection runs, and its worker threads
+        # this connection's worker threads, and what other layers attach to it (the read path's statistics)
         self.runtime = RuntimeState(connection.database)
 
     @classmethod

@@ -18,6 +18,7 @@ from kgmem.query import execute
 from kgmem.query import plan as pl
 from kgmem.query.filters import Filters
 from kgmem.query.question import Question
+from kgmem.query.tenant_stats import TenantStats
 from kgmem.store import Store, schema
 from kgmem.store.capabilities import ServerInfo
 
@@ -146,8 +147,8 @@ def test_a_sliver_of_the_index_is_scanned_exactly_on_5_26(recording, embedder, s
 
     query, small, _ = small_beside_big
     recording.server_info()
-    recording.runtime.reset(small)  # the store's learnt state, through its public seam
-    recording.runtime.set_share(small, "vector", 0.001)
+    TenantStats.of(recording).reset(small)  # the connection's learnt state, through its public seam
+    TenantStats.of(recording).set_share(small, "vector", 0.001)
     monkeypatch.setattr(pl, "REPROBE", 3)
     want = [
         h["id"]
@@ -166,8 +167,8 @@ def test_a_sliver_of_the_index_is_scanned_exactly_on_5_26(recording, embedder, s
     assert ran[:2] == [["recall/candidates"]] * 2 and exact[:2] == [True, True]  # straight to the scan, one trip
     assert ran[2][:2] == ["recall/candidates", "recall/vector"] and not exact[2]  # the index asked again, widened
     # recall: the candidates statement scans the tenant for every vector channel, in its one round trip
-    recording.runtime.reset(small)  # the store's learnt state, through its public seam
-    recording.runtime.set_share(small, "vector", 0.001)
+    TenantStats.of(recording).reset(small)  # the connection's learnt state, through its public seam
+    TenantStats.of(recording).set_share(small, "vector", 0.001)
     mg = MemoryGraph(tenant=small, store=recording, embedder=embedder)
     mg._schema_ready = True
     recording.ran.clear()

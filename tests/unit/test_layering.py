@@ -160,7 +160,8 @@ def test_the_reader_of_module_state_finds_it(tmp_path):
 
 def test_the_read_path_keeps_no_module_level_state():
     """How a query runs must not depend on earlier queries of the process or on another database: what the
-    read path learns lives on the Store (kgmem/store/runtime.py), and its constant tables are immutable."""
+    read path learns is attached to the connection (kgmem/query/tenant_stats.py, through store.runtime.attached),
+    and its constant tables are immutable."""
     found = [m for p in FILES if _in(p, "query") for m in module_level_mutables(p)]
     assert not found, found
 

@@ -20,8 +20,9 @@ from kgmem.query.fusion import Fused, boost, rrf
 from kgmem.query.question import Question, keys_of, question_keys
 from kgmem.query.registry import families
 from kgmem.query.rows import Candidates
+from kgmem.query.tenant_stats import Bounded, TenantStats
 from kgmem.query.timeparse import parse_time_filter
-from kgmem.store.runtime import Bounded, RuntimeState
+from kgmem.store.runtime import RuntimeState
 
 UTC = dt.timezone.utc
 NOW = dt.datetime(2026, 6, 15, 12, tzinfo=UTC)
@@ -236,14 +237,18 @@ def test_known_similarities_are_the_vector_and_entity_channels_cosines_normalise
     assert rc.known_similarities(found, ["b"]) == {"b": 0.375} and rc.known_similarities({}, ["a"]) == {}
 
 
-def test_runtime_state_is_per_store_keyed_by_tenant_and_bounded():
-    a, b = RuntimeState("one"), RuntimeState("two")
+def test_tenant_stats_are_per_connection_keyed_by_tenant_and_bounded():
+    one, two = RuntimeState("one"), RuntimeState("two")
+    a, b = one.attached(TenantStats), two.attached(TenantStats)
+    assert one.attached(TenantStats) is a and a is not b  # one per connection, made once
     a.set_share("t", "vector", 0.3)
-    assert b.share("t", "vector") is None  # another database: nothing shared
-    assert [a.exact_turn("t") for _ in range(3)] == [1, 2, 3]
+    assert b.share("t", "vector") is None  # another connection: nothing shared
+    assert [a.exact_turn("t") for _ in range(3)] == [1, 2, 3] and a.exact_runs("t") == 3
+    a.set_share("tt", "vector", 0.2)
     a.reset("t")
     assert a.share("t", "vector") is None and a.exact_turn("t") == 1
-    small = RuntimeState(None, limit=2)
+    assert a.share("tt", "vector") == 0.2  # another tenant whose name starts alike: kept
+    small = TenantStats(limit=2)
     for t in ("x", "y", "z"):
         small.set_share(t, "vector", 0.5)
     assert small.share("x", "vector") is None and len(small.shares) == 2
