@@ -5,6 +5,7 @@ first line, the writing progress bar, shell completion, and what is slow once sa
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
@@ -257,8 +258,12 @@ def test_init_prepares_the_model_up_front_says_so_and_prints_an_aligned_table(cl
 def test_creating_the_schema_on_first_use_says_so(mg, monkeypatch, capsys):
     from kgmem.api import base
 
-    applied = []
-    monkeypatch.setattr(base.schema, "is_current", lambda store: False)
+    applied, setup = [], base.schema.setup
+    monkeypatch.setattr(  # the setup read finds no schema of this version
+        base.schema,
+        "setup",
+        lambda store, tenant, limit: dataclasses.replace(setup(store, tenant, limit), current=False),
+    )
     monkeypatch.setattr(base.schema, "apply", lambda store: applied.append(store) or [])
     mg._schema_ready = False
     mg.now("sam", "lives_in")

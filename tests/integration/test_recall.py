@@ -724,7 +724,7 @@ def test_the_entity_channel_brings_in_a_named_entitys_memories_by_entities_match
 )
 def test_what_needs_the_words_only_is_asked_while_the_question_is_embedded(recording, embedder, tenant, statement):
     """A small tenant's own keyword statistics and the word channels' recall/candidates call need the question's
-    words, not its vector: they start before the embedder runs (recall.start_ahead), so the server works while
+    words, not its vector: they start before the embedder runs (execute.start), so the server works while
     the embedder does. The embedder here waits (up to 5 s) for ``statement`` to be asked for; run after
     embedding, as before, it never is while it waits."""
     import threading
