@@ -35,6 +35,20 @@ def iso(t: dt.datetime | None) -> str | None:
     return s.replace("+00:00", "Z")
 
 
+def jsonable(value: Any) -> Any:
+    """``value`` with every time as :func:`iso` (a date as ISO), maps and lists converted all the way down: what
+    ``json.dumps`` takes as it is."""
+    if isinstance(value, dt.datetime):
+        return iso(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 

@@ -22,7 +22,7 @@ from ..config import (
 )
 from ..errors import InputError, Interrupted
 from ..record_spec import SPEC, Option
-from ..results import IngestReport, Recall, iso
+from ..results import IngestReport, Recall, iso, jsonable
 from .common import (
     Connection,
     connection_options,
@@ -581,7 +581,7 @@ def changes(
     with open_graph(conn) as mg:
         rows = mg.changes(since, limit=limit)
     if as_json:
-        emit_json({"since": since, "changes": [_jsonable(r) for r in rows]})
+        emit_json({"since": since, "changes": [jsonable(r) for r in rows]})
     else:
         print_changes(rows)
 
@@ -604,7 +604,7 @@ def timeline(
     with open_graph(conn) as mg:
         rows = mg.timeline(memory_id, before=before, after=after)
     if as_json:
-        emit_json({"id": memory_id, "items": [_jsonable(r) for r in rows]})
+        emit_json({"id": memory_id, "items": [jsonable(r) for r in rows]})
     else:
         print_timeline(rows)
 
@@ -626,7 +626,7 @@ def lineage(
     with open_graph(conn) as mg:
         out = mg.lineage(memory_id, depth=depth)
     if as_json:
-        emit_json(_jsonable(out))
+        emit_json(jsonable(out))
         return
     for row in out["memories"]:
         mark = {"self": "*", "retired": "<", "retired_by": ">"}[row["relation"]]
@@ -730,20 +730,6 @@ def ask(
         print_why(r)
     else:
         print_recall(r)
-
-
-def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in row.items():
-        if hasattr(v, "isoformat"):
-            out[k] = iso(v)
-        elif isinstance(v, dict):
-            out[k] = _jsonable(v)
-        elif isinstance(v, list):
-            out[k] = [_jsonable(x) if isinstance(x, dict) else iso(x) if hasattr(x, "isoformat") else x for x in v]
-        else:
-            out[k] = v
-    return out
 
 
 COMMANDS = [

@@ -29,10 +29,10 @@ index again.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Sequence
 
+from ..results import jsonable
 from . import lucene
 from .own_keywords import Given
 from .registry import REGISTRY, families
@@ -138,7 +138,7 @@ class Statement:
             "why": self.why,
             "channels": list(self.channels),
             "ahead": self.ahead,
-            "params": {k: ("<the question's vector>" if v is VECTOR else _jsonable(v)) for k, v in self.params.items()},
+            "params": {k: ("<the question's vector>" if v is VECTOR else jsonable(v)) for k, v in self.params.items()},
         }
 
     def browser(self, vector: Sequence[float] | None = None) -> str:
@@ -529,20 +529,6 @@ def cypher_literal(value: Any) -> str:
     if hasattr(value, "tolist"):
         return cypher_literal(value.tolist())
     return cypher_literal(str(value))
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dt.datetime):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    try:
-        json.dumps(value)
-    except TypeError:
-        return str(value)
-    return value
 
 
 __all__ = (
