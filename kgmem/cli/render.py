@@ -214,8 +214,9 @@ def describe_ask(res: Any, *, now: str | None = None, owner: str | None = None) 
     """What ``ask`` understood and what answered it, in words, with the command that gives the same answer:
     ``asked: a fact's value at a time, or how it changed (router confidence 0.63)`` and ``answered: the
     value of maya · lives_in at 2026-03-31T23:59:59.999999Z (= kgmem as-of maya lives_in --at …)``."""
-    asked = f"asked: {ASKED.get(res.intent, res.intent)} (router confidence {res.confidence:.2f})"
     op, r = res.operation, res.result
+    intent = ASKED.get(res.intent, res.intent) if op is None or res.intent != "none" else "no memory operation"
+    asked = f"asked: {intent} (router confidence {res.confidence:.2f})"
     if op is None:
         return [asked, "answered: nothing (no memory operation answers it)"]
     if op in ("now", "as_of", "history"):

@@ -2,7 +2,8 @@
 
 Intents (``kgmem.router``): ``slot`` → ``now`` on the slot the question names; ``history`` → ``as_of`` when
 the question gives a time, else ``history``; ``why`` → ``why``; ``recall`` → ``recall``; ``none`` → no
-memory operation ("not a memory question"). When a slot question cannot be parsed into (subject,
+memory operation ("not a memory question"), unless it is written as a question and recall answers it
+confidently. When a slot question cannot be parsed into (subject,
 predicate), ``ask`` falls back to ``recall`` and says so.
 
 Slot parsing is rule-based: the predicate is the longest vocabulary name, alias or question verb found in the
@@ -191,18 +192,21 @@ def answer(graph: Answering, question: str, *, now: dt.datetime | None = None, u
     """Route ``question`` with the shipped router and answer it with the operation of its intent: a slot
     question → ``now`` (a time in it → ``as_of`` at the end of that period), a history question → ``history``,
     ``why`` → ``why``, anything else about memories → ``recall`` (as of the end of a past period the question
-    names: "back around Feb 10, when was it due?"); ``none`` answers nothing. A slot question whose slot cannot
-    be named falls back to recall, and says so. Where the operation finds nothing — an empty slot, a why with
+    names: "back around Feb 10, when was it due?"); ``none`` answers nothing, unless it is written as a
+    question (:func:`asks`) that recall answers confidently. A slot question whose slot cannot be named falls
+    back to recall, and says so. Where the operation finds nothing — an empty slot, a why with
     no cause behind it — recall answers from the best evidence when it answers confidently, and the note says
     so: ``ask`` says "nothing recorded" only when recall would say it too."""
     from ..router import Router
 
     route = Router.default().predict(question)
     out = AskResult(question, route.intent, route.confidence, None, probabilities=dict(route.probabilities))
-    if route.intent == "none":
-        out.note = "not a memory question: no memory operation answers it"
-        return out
     then = period_end(question, now)
+    if route.intent == "none":
+        if not asks(question):
+            out.note = "not a memory question: no memory operation answers it"
+            return out
+        return _from_evidence(graph, out, question, then, now, user, "the router reads no memory operation in it")
     if route.intent in ("slot", "history"):
         sq = parse_slot_question(question, graph.vocabulary, user=user)
         if sq is not None:
@@ -227,6 +231,20 @@ def answer(graph: Answering, question: str, *, now: dt.datetime | None = None, u
             out.note, f"answered as of {then.date().isoformat()}, the end of the period the question names"
         )
     return out
+
+
+_ASKS = re.compile(
+    r"\s*(?:what|who|whom|whose|which|when|where|why|how|is|are|was|were|am|do|does|did|can|could|should|will"
+    r"|would|has|have|had|any|anything)\b",
+    re.IGNORECASE,
+)
+
+
+def asks(question: str) -> bool:
+    """Whether ``question`` is written as a question (a question mark, or a question word or auxiliary first):
+    one the router reads no memory operation in is still put to recall ("are we putting a new furnace in this
+    winter?"); a request ("write a poem about Lisbon") is not."""
+    return question.rstrip().endswith("?") or _ASKS.match(question) is not None
 
 
 def period_end(question: str, now: dt.datetime | None) -> dt.datetime | None:

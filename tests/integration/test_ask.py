@@ -23,5 +23,9 @@ def test_ask_routes_to_the_right_operation(mg):
     assert a.operation == "why" and a.result.roots[0]["id"] == "img-root"
     a = mg.ask("write a poem about Lisbon")
     assert a.intent == "none" and a.operation is None and a.result is None
+    # the router reads no memory operation in it, but it is written as a question: recall answers it, and says so
+    a = mg.ask("Are the product images back?")
+    assert (a.intent, a.operation) == ("none", "recall") and a.result.hits[0].id == "img-fix"
+    assert a.note == "the router reads no memory operation in it; answered from the best evidence recall finds"
     d = mg.ask("anything about QX-7741?").to_dict()
     assert d["operation"] == "recall" and d["result"]["hits"][0]["id"] in ("err-qx7741", "su-02")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgmem.query.ask import parse_slot_question
+from kgmem.query.ask import asks, parse_slot_question
 from kgmem.vocab import Vocabulary
 
 VOCAB = Vocabulary.load()
@@ -51,3 +51,19 @@ def test_a_past_period_the_question_names_is_what_ask_answers_as_of():
     assert end is not None and end.month == 4 and end < now
     assert period_end("When did we move the pickup to Thursdays?", now) is None  # asks when: no as-of
     assert period_end("How much is Marisol giving per month?", now) is None  # no period named
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Are we putting a new furnace in at Pell this winter?", True),
+        ("how wide did the spine come out", True),
+        ("anything about QX-7741", True),
+        ("the spine width on Nine Small Rivers?", True),
+        ("write a poem about Lisbon", False),
+        ("thanks!", False),
+        ("Whatever you think", False),
+    ],
+)
+def test_a_question_is_told_from_a_request(text, expected):
+    assert asks(text) is expected
