@@ -63,13 +63,12 @@ def read_stats(
     store: Store,
     tenant: str,
     channels: tuple[str, ...],
-    ranking_text: str,
     keys: Keys,
     version: tuple[int, Any] | None = None,
 ) -> Stats:
     """What the planner reads about ``tenant``: the survival shares learnt, how many exact-scan decisions it had,
     a small tenant's size (when the server filters the vector index by tenant: then its vectors are all scored)
-    and its own keyword rankings of ``ranking_text`` (none without keyword terms, or for a bigger tenant).
+    and its own keyword rankings of the question's terms (``keys``; none without terms, or for a bigger tenant).
     ``version``: the tenant's version when the caller has just read it (else read here when needed)."""
     state = TenantStats.of(store)
     filtered = store.server_info().filtered_vector_search
@@ -81,7 +80,7 @@ def read_stats(
         version, small = corpus.version, corpus.version[0]
     else:
         small = own_keywords.small_size(store, tenant, version) if filtered and vectors else None
-    given = None if corpus is None else own_keywords.rankings(corpus, ranking_text, channels)
+    given = None if corpus is None else own_keywords.rankings(corpus, keys.terms, channels)
     shares = {c: state.share(tenant, c) for c in dict.fromkeys(("vector", "keyword", *channels))}
     return Stats(filtered, shares, state.exact_runs(tenant), small, given, version)
 
@@ -105,7 +104,6 @@ def ask_of(q_keys: Keys, filters: Filters, channels: tuple[str, ...], depth: int
 def start(
     store: Store,
     keys: Keys,
-    ranking_text: str,
     filters: Filters,
     channels: tuple[str, ...],
     depth: int,
@@ -114,13 +112,13 @@ def start(
     version: tuple[int, Any] | None = None,
 ) -> Started:
     """Read the statistics, plan and send the plan's ``ahead`` statements, on the store's pool, in one task (no
-    task waits for another, so recalls from many threads cannot starve the pool). ``keys``: those of
-    ``ranking_text``; ``version``: the tenant's version when the caller has just read it."""
+    task waits for another, so recalls from many threads cannot starve the pool). ``keys``: those of the
+    question's ranking text (:func:`kgmem.query.question.keys_of`); ``version``: the tenant's version when the caller has just read it."""
     planned: Future[Plan] = Future()
 
     def run() -> list[tuple[Statement, Rows, tuple[CandidateMap, ...]]]:
         try:
-            stats = read_stats(store, filters.tenant, channels, ranking_text, keys, version)
+            stats = read_stats(store, filters.tenant, channels, keys, version)
             made = plan(ask_of(keys, filters, channels, depth, overfetch, stats))
         except BaseException as exc:
             planned.set_exception(exc)
@@ -168,7 +166,7 @@ def channels(
     store: Store, q: Question, filters: Filters, channels: tuple[str, ...], depth: int, overfetch: int = 3
 ) -> Found:
     """Every named channel's candidates for a question already embedded (:func:`start`, then :func:`finish`)."""
-    return finish(store, start(store, q.keys, q.ranking_text, filters, channels, depth, overfetch), q.vector_list)
+    return finish(store, start(store, q.keys, filters, channels, depth, overfetch), q.vector_list)
 
 
 # ---------------------------------------------------------------------------- sending and reading

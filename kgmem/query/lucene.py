@@ -13,6 +13,7 @@ that says "We chose Fastly" is not about a discount). A question made only of su
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..calendar_names import MONTH_NUMBERS, WEEKDAYS
 from ..store.rules import FULLTEXT_TENANT_PROPERTY
@@ -130,7 +131,11 @@ def to_query(text: str, max_terms: int = 32, *, weigh_names: bool = True) -> str
     """A Lucene query OR-ing the escaped terms (name-like words at :data:`NAME_WEIGHT` unless ``weigh_names``
     is false, as for looking the names themselves up in the entity index), or None when the text has no
     terms."""
-    weighted = weighted_terms(text, max_terms, weigh_names=weigh_names)
+    return query_of(weighted_terms(text, max_terms, weigh_names=weigh_names))
+
+
+def query_of(weighted: Sequence[tuple[str, float]]) -> str | None:
+    """The Lucene query of terms :func:`weighted_terms` gave (None without terms)."""
     if not weighted:
         return None
     parts = []

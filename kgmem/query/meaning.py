@@ -131,6 +131,7 @@ class Asked:
 
     salient: tuple[str, ...]  # stems of the topic words, rarest first
     names: tuple[str, ...]  # lower-cased name-like words of the question (who or what it names)
+    written: tuple[str, ...] = ()  # the question's words (:func:`words`: lower-cased, its time phrase kept)
 
     @property
     def weight(self) -> float:
@@ -148,9 +149,10 @@ def without_time(question: str) -> str:
     return found.rest if found is not None else question
 
 
-@lru_cache(maxsize=4096)
 def asked(question: str) -> Asked:
-    """The question's salient stems (rarest first) and its names, its time phrase left out."""
+    """The question's salient stems (rarest first) and its names, its time phrase left out, and its words: what
+    the other readers take (:class:`kgmem.query.question.Question` reads it once, as ``asked``)."""
+    written = tuple(words(question))
     question = without_time(question)
     tokens = list(_WORD.finditer(question))
     names = []
@@ -169,13 +171,19 @@ def asked(question: str) -> Asked:
         and w not in name_set
         and not timeparse.is_time_token(w)  # outside a phrase the parser reads: "the 2023 budget", "the 8th"
     }
-    return Asked(tuple(sorted(sal, key=lambda s: (-idf(s), s))), tuple(dict.fromkeys(names)))
+    return Asked(tuple(sorted(sal, key=lambda s: (-idf(s), s))), tuple(dict.fromkeys(names)), written)
 
 
-def without_names(question: str) -> str:
+def read(question: Asked | str) -> Asked:
+    """``question`` as :func:`asked` reads it (an :class:`Asked` already read is taken as it is)."""
+    return question if isinstance(question, Asked) else asked(question)
+
+
+def without_names(question: str, names: Sequence[str] | None = None) -> str:
     """The question with the names it asks about left out ("what is Maya's favourite band?" → "what is
-    favourite band?"): what it asks, whoever it is about."""
-    names = asked(question).names
+    favourite band?"): what it asks, whoever it is about. ``names``: those :func:`asked` read in it, when the
+    caller has read it."""
+    names = asked(question).names if names is None else names
     if not names:
         return question
     out = question
@@ -330,7 +338,7 @@ def attribution(a: Asked, texts: Sequence[str], mentions: Sequence[Sequence[str]
 
 
 def features(
-    question: str,
+    question: Asked | str,
     hit_texts: Sequence[str],
     hit_mentions: Sequence[Sequence[str]],
     read_texts: Sequence[str],
@@ -342,7 +350,7 @@ def features(
     read, the hits among them; ``hit_mentions`` / ``read_mentions``: the entities (keys) each mentions, which
     say who a memory that is no chat turn is about; ``read_topic``: each one's cosine to the question with its
     names left out, for ``topic_similarity``)."""
-    a = asked(question)
+    a = read(question)
     if not hit_texts:
         return dict.fromkeys(FEATURES, 0.0)
     best = hit_texts[0]
@@ -372,25 +380,25 @@ def features(
     }
 
 
-def topic_words(question: str, limit: int = 3) -> list[str]:
+def topic_words(question: Asked | str, limit: int = 3) -> list[str]:
     """The question's rarest topic words as written (for a reason: "nothing about band")."""
-    a = asked(question)
+    a = read(question)
     keep = set(a.salient[:limit])
     seen: dict[str, None] = {}
-    for w in words(question):
+    for w in a.written:
         if w not in STOPWORDS and stem(w) in keep and w not in a.names:
             seen.setdefault(w)
     return list(seen)
 
 
-def absent_words(question: str, texts: Sequence[str]) -> list[str]:
+def absent_words(question: Asked | str, texts: Sequence[str]) -> list[str]:
     """The question's topic words (as written, rarest first) that none of the texts contains."""
-    a = asked(question)
+    a = read(question)
     pool = set().union(*(stems(t) for t in texts)) if texts else set()
     missing = [s for s in a.salient if s not in pool]
     out: dict[str, None] = {}
     for s in missing:
-        for w in words(question):
+        for w in a.written:
             if w not in STOPWORDS and w not in a.names and stem(w) == s:
                 out.setdefault(w)
                 break
@@ -402,7 +410,7 @@ ATTRIBUTION_FLOOR = 0.5  # the coverage a memory about someone else needs before
 
 
 def decline(
-    question: str, read_texts: Sequence[str], read_mentions: Sequence[Sequence[str]] = ()
+    question: Asked | str, read_texts: Sequence[str], read_mentions: Sequence[Sequence[str]] = ()
 ) -> dict[str, Any] | None:
     """Which kind of "no" an abstention is, when the words tell (None when they do not):
 
@@ -410,13 +418,13 @@ def decline(
       topic: ``{"kind", "topic": [words], "message": "nothing about band in the memories"}``;
     * ``other_subject`` — the memory that best covers the topic is by or about someone other than the person the
       question names: ``{"kind", "named", "other", "message": "the memories say this of Jon, not of Maya"}``."""
-    a = asked(question)
+    a = read(question)
     if not a.salient:
         return None
     best = max((coverage(a, [t]) for t in read_texts), default=0.0)
-    missing = absent_words(question, read_texts)
+    missing = absent_words(a, read_texts)
     if best < TOPIC_FLOOR and a.salient[0] in {stem(w) for w in missing}:
-        topic = missing[:3] or topic_words(question)
+        topic = missing[:3] or topic_words(a)
         return {"kind": "topic_absent", "topic": topic, "message": f"nothing about {' '.join(topic)} in the memories"}
     if a.names:
         att = attribution(a, read_texts, read_mentions)

@@ -32,7 +32,6 @@ from rank_bm25 import BM25Okapi
 
 from ..store import Store
 from ..store.rules import KEYWORD_FIELDS, KEYWORD_INDEXES
-from . import lucene
 from .meaning import stem, words
 from .tenant_stats import TenantStats
 
@@ -196,18 +195,7 @@ def _small_version(store: Store, tenant: str, known: tuple[int, Any] | None = No
 Given = dict[str, list[dict[str, Any]]]  # keyword channel → its ranking by the tenant's own statistics ({id, score})
 
 
-def given(
-    store: Store, tenant: str, question: str, channels: Sequence[str], known: tuple[int, Any] | None = None
-) -> Given | None:
-    """The keyword channels' rankings by the tenant's own statistics (``$given`` of the candidates statement), or
-    None for a bigger tenant (Lucene ranks). ``known``: the tenant's version when the caller has just read it."""
-    if not any(c in KEYWORD_INDEXES for c in channels):
-        return None
-    c = corpus(store, tenant, known)
-    return None if c is None else rankings(c, question, channels)
-
-
-def rankings(c: Corpus, question: str, channels: Sequence[str]) -> Given:
-    """Each keyword channel of ``channels`` ranked for ``question`` by the statistics ``c`` (pure)."""
-    weighted = lucene.weighted_terms(question)
-    return {name: c.rank(name, weighted) for name in channels if name in KEYWORD_INDEXES}
+def rankings(c: Corpus, weighted: Sequence[tuple[str, float]], channels: Sequence[str]) -> Given:
+    """Each keyword channel of ``channels`` ranked by the statistics ``c`` for the question's weighted terms (the
+    keyword channels' own, :func:`kgmem.query.lucene.weighted_terms`: ``Keys.terms``; pure)."""
+    return {name: c.rank(name, list(weighted)) for name in channels if name in KEYWORD_INDEXES}

@@ -1,5 +1,10 @@
-"""A question as every recall step reads it, worked out once: its vector, the Lucene queries of the keyword
-and entity channels, its entity key and the name-like n-grams, and its identifier tokens.
+"""A question as every recall step reads it, worked out once: its vector, the keyword channels' weighted terms
+and Lucene query, its entity key and the name-like n-grams, its identifier tokens, what it asks (its topic stems,
+names and words: :func:`kgmem.query.meaning.asked`), whether it asks when something is or will be and whether
+it asks what holds now. The time
+phrase is read by the filters (:func:`kgmem.query.filters.build_filters`, against the time the question is
+asked) and again, against a fixed day, by :func:`~kgmem.query.meaning.asked`: what a question asks must not
+depend on when it is read.
 
 Pure apart from :meth:`Question.of`, which embeds (the embedder caches repeated texts).
 """
@@ -12,7 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..normalize import entity_key
-from . import lucene, meaning
+from . import currency, lucene, meaning, timeparse
 from .abstain import identifier_tokens
 
 if TYPE_CHECKING:
@@ -51,6 +56,7 @@ class Keys:
     """What the channels match a text by (pure: :func:`keys_of`)."""
 
     lucene: str | None  # the keyword channels' query (names weighed down), None without terms
+    terms: tuple[tuple[str, float], ...]  # its terms and their weights (the query's, and a small tenant's BM25's)
     key: str  # the text as a padded entity key: an entity matches when ' <its key> ' occurs in it
     named: tuple[str, ...]  # keys of the name-like n-grams
     ngrams: tuple[str, ...]  # every run of up to MAX_NGRAM words of ``key``: the entity keys it could hold
@@ -72,7 +78,8 @@ def key_ngrams(key: str, longest: int = MAX_NGRAM) -> tuple[str, ...]:
 
 def keys_of(text: str) -> Keys:
     key, named = question_keys(text)
-    return Keys(lucene.to_query(text), key, tuple(named), key_ngrams(key))
+    terms = tuple(lucene.weighted_terms(text))
+    return Keys(lucene.query_of(terms), terms, key, tuple(named), key_ngrams(key))
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,7 @@ class Question:
     ranking_text: str
     vector: Any  # numpy float32 (384,)
     keys: Keys
+    asked: meaning.Asked  # what it asks: its topic stems, its names and its words (:func:`meaning.asked` of ``text``)
     identifiers: frozenset[str] = field(default_factory=frozenset)
     # the embedding of what the question asks about, its names left out ("what is favourite band?"): how near a
     # memory is to the topic whoever it is about (the confidence's topic similarity); None: ``vector``
@@ -92,16 +100,31 @@ class Question:
     @classmethod
     def of(cls, text: str, ranking_text: str, embedder: Embedder, keys: Keys | None = None) -> Question:
         """``keys``: :func:`keys_of` ``ranking_text`` when the caller has worked them out already."""
-        topic = meaning.without_names(ranking_text)
+        asked = meaning.asked(text)
+        topic = meaning.without_names(ranking_text, asked.names if ranking_text == text else None)
         if topic == ranking_text:
-            return cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text), keys)
+            return cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text), keys, asked)
         vector, topic_vector = embedder.encode_cached([ranking_text, topic])
-        return replace(cls.from_vector(text, ranking_text, vector, keys), topic_vector=topic_vector)
+        return replace(cls.from_vector(text, ranking_text, vector, keys, asked), topic_vector=topic_vector)
 
     @classmethod
-    def from_vector(cls, text: str, ranking_text: str, vector: Any, keys: Keys | None = None) -> Question:
+    def from_vector(
+        cls, text: str, ranking_text: str, vector: Any, keys: Keys | None = None, asked: meaning.Asked | None = None
+    ) -> Question:
+        """``keys`` / ``asked``: those of the texts when the caller has read them already."""
         keys = keys_of(ranking_text) if keys is None else keys
-        return cls(text, ranking_text, vector, keys, identifier_tokens(text))
+        asked = meaning.asked(text) if asked is None else asked
+        return cls(text, ranking_text, vector, keys, asked, identifier_tokens(text))
+
+    @cached_property
+    def asks_when_ahead(self) -> bool:
+        """Whether it asks when something is or will be (:func:`kgmem.query.timeparse.asks_when_ahead`)."""
+        return timeparse.asks_when_ahead(self.text)
+
+    @cached_property
+    def about_the_present(self) -> bool:
+        """Whether it asks what holds now (:func:`kgmem.query.currency.about_the_present`)."""
+        return currency.about_the_present(self.text)
 
     @cached_property
     def vector_list(self) -> list[float]:

@@ -154,7 +154,7 @@ def rank(
     keys = keys_of(ranking_text)  # the channels' keys need the words only: worked out once, before the embedder
     # the statistics, the plan and the statements that need no vector go ahead on the store's pool
     started = execute.start(
-        store, keys, ranking_text, filters, opts.channels, opts.fetch_depth, opts.overfetch, version=tenant_version
+        store, keys, filters, opts.channels, opts.fetch_depth, opts.overfetch, version=tenant_version
     )
     with clock.step("embed_ms"):
         q = Question.of(clean_text(query), ranking_text, embedder, keys)
@@ -223,7 +223,7 @@ def fetch(
     when it is known)."""
     if started is None:
         started = execute.start(
-            store, q.keys, q.ranking_text, filters, opts.channels, opts.fetch_depth, opts.overfetch, version=version
+            store, q.keys, filters, opts.channels, opts.fetch_depth, opts.overfetch, version=version
         )
     found = execute.finish(store, started, q.vector_list)
     stats = found.stats
@@ -593,7 +593,7 @@ def names_of(detail: dict[str, Any]) -> list[str]:
 
 def present(q: Question, got: Gathered, opts: RecallOptions) -> bool:
     """Whether recall's currency step applies: a question about the present, or asked as of a time."""
-    return opts.currency and currency.about_the_present(q.text, as_of=got.filters.at is not None)
+    return opts.currency and (got.filters.at is not None or q.about_the_present)
 
 
 # ---------------------------------------------------------------------------- 6. context, 7. manifest

@@ -98,7 +98,7 @@ def features(
     )
     values.update(
         meaning.features(
-            q.text,
+            q.asked,
             [h.text for h in hits],
             reading.hit_names,
             reading.read,
@@ -160,7 +160,7 @@ def decline(
         return {"kind": "no_match"}
     if d.missing is not None:
         return d.missing[1]
-    said = meaning.decline(q.text, reading.read, reading.read_names) if model is not None else None
+    said = meaning.decline(q.asked, reading.read, reading.read_names) if model is not None else None
     return said or {"kind": "low_confidence"}
 
 
@@ -205,12 +205,8 @@ def answer_absent(q: Question, read: list[str], hits: Sequence[Hit]) -> tuple[st
     if codes and len(codes) == len(q.identifiers):
         text = f"nothing about {' '.join(codes)} in the memories"
         return f"no memory mentions {', '.join(codes)}", {"kind": "topic_absent", "topic": codes, "message": text}
-    if (
-        hits
-        and timeparse.asks_when_ahead(q.text)
-        and not any(map(timeparse.says_when, hits_about(q, hits[:WHEN_HITS])))
-    ):
-        topic = meaning.topic_words(q.text)
+    if hits and q.asks_when_ahead and not any(map(timeparse.says_when, hits_about(q, hits[:WHEN_HITS]))):
+        topic = meaning.topic_words(q.asked)
         text = "no memory says when" + (f" ({' '.join(topic)})" if topic else "")
         return "no memory read states a time", {"kind": "topic_absent", "topic": ["when", *topic], "message": text}
     return None
@@ -219,7 +215,7 @@ def answer_absent(q: Question, read: list[str], hits: Sequence[Hit]) -> tuple[st
 def hits_about(q: Question, hits: Sequence[Hit]) -> list[str]:
     """The texts of ``hits`` about what the question asks: that write a name it names ("Lisbon"), or, when it
     names none, a word of its topic (a memory about the Porto office's lease says nothing of Lisbon's)."""
-    asked = meaning.asked(q.text)
+    asked = q.asked
     if asked.names:
         names = set(asked.names)
         return [h.text for h in hits if names & set(meaning.words(h.text))]

@@ -147,6 +147,40 @@ def test_keys_are_worked_out_once_per_question():
     assert again.vector is q.vector and again.keys.lucene != q.keys.lucene
 
 
+def test_what_the_question_asks_is_read_once_and_every_reader_takes_it(monkeypatch):
+    from kgmem.query import lucene, meaning, timeparse, verdict
+    from kgmem.results import Hit
+
+    counted: dict[str, int] = {}
+
+    def counting(module, name):
+        real = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            counted[name] = counted.get(name, 0) + 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    for module, name in (
+        (meaning, "asked"),
+        (lucene, "weighted_terms"),
+        (timeparse, "asks_when_ahead"),
+        (currency, "about_the_present"),
+    ):
+        counting(module, name)
+    text = "When does Maya's Lisbon lease end?"
+    q = Question.from_vector(text, text, [0.0])
+    hits = [Hit("h1", "Maya signed the Lisbon lease.", NOW, 0.1, False, True, {"vector": 1}, similarity=0.6)]
+    read = [h.text for h in hits]
+    meaning.features(q.asked, read, [[]], read, False)
+    assert meaning.decline(q.asked, ["Budget signed off by Priya."]) is not None
+    assert verdict.answer_absent(q, read, hits) is not None  # asks when ahead; the hit states no time
+    assert verdict.hits_about(q, hits) == read
+    assert q.about_the_present and q.about_the_present and q.asks_when_ahead
+    assert counted == {"asked": 1, "weighted_terms": 1, "asks_when_ahead": 1, "about_the_present": 1}
+
+
 # ---------------------------------------------------------------------------- filters and time phrases
 
 
