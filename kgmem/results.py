@@ -6,6 +6,7 @@ Both the write path and the query path produce these; neither imports the other.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -52,7 +53,7 @@ def jsonable(value: Any) -> Any:
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
-def from_epoch(ts: list[int] | None) -> dt.datetime | None:
+def from_epoch(ts: Sequence[Any] | None) -> dt.datetime | None:
     """[epoch seconds, nanoseconds] (how the recall statements return times) → aware UTC datetime (µs)."""
     if ts is None or ts[0] is None:  # no time (or a node deleted while the query read it: every property null)
         return None
@@ -301,33 +302,6 @@ class Hit:
     context_similarity: float | None = field(default=None, repr=False)  # cosine to the memory read in context
     superseded_by: list[str] = field(default_factory=list)  # newer memories (ids) that retired it, best first
     retired: list[dict[str, Any]] = field(default_factory=list, repr=False)  # those edges: id, confidence, cue
-
-    @classmethod
-    def from_record(cls, rec: dict[str, Any]) -> Hit:
-        """The one formatter from a recall statement's hit map (cypher/_templates/hit_map.cypher.tmpl, expanded by kgmem/store/rules.py) to a hit;
-        ranking fields (score, confident, channels) are set by recall."""
-        retired = retiring_order(rec.get("superseded_by") or [])
-        return cls(
-            id=rec["id"],
-            text=rec["text"],
-            at=from_epoch(rec["at_ts"]),
-            score=0.0,
-            confident=False,
-            current=True,
-            channels={},
-            kind=rec["kind"],
-            similarity=cosine(rec["similarity"]),
-            subject=rec["subject"],
-            predicate=rec["predicate"],
-            object=rec["object"],
-            polarity=rec["polarity"],
-            causes=rec["causes"],
-            origin=rec["origin"],
-            valid_to=from_epoch(rec["valid_to_ts"]),
-            context_similarity=cosine(rec.get("context_similarity")),
-            superseded_by=[r["id"] for r in retired],
-            retired=retired,
-        )
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {

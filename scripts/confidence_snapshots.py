@@ -56,13 +56,13 @@ def _install_capture() -> None:
                 "plain": dict(top_plain),
                 "details": {
                     i: {
-                        "text": d.get("text"),
-                        "mentions": d.get("mentions") or [],
-                        "names": d.get("names") or [],
-                        "stream": d.get("stream"),
-                        "similarity": d.get("similarity"),
-                        "topic_similarity": d.get("topic_similarity"),
-                        "context_similarity": d.get("context_similarity"),
+                        "text": d.text,
+                        "mentions": list(d.mentions),
+                        "names": list(getattr(d, "names", ())),
+                        "stream": getattr(d, "stream", None),
+                        "similarity": getattr(d, "similarity", None),
+                        "topic_similarity": getattr(d, "topic_similarity", None),
+                        "context_similarity": getattr(d, "context_similarity", None),
                     }
                     for i, d in got.details.items()
                 },
@@ -81,8 +81,8 @@ def _install_capture() -> None:
                 "score": h.score,
                 "current": h.current,
                 "retired": [float(r.get("confidence") or 1.0) for r in h.retired],
-                "mentions": (got.details.get(h.id) or {}).get("mentions") or [],
-                "stream": (got.details.get(h.id) or {}).get("stream"),
+                "mentions": list(getattr(got.details.get(h.id), "mentions", ())),
+                "stream": getattr(got.details.get(h.id), "stream", None),
                 "subject": h.subject,
             }
             for h in hits

@@ -74,9 +74,13 @@ def snapshot_features(snap: dict[str, Any]) -> dict[str, float]:
     from kgmem.query.confidence import RANK_FEATURES, combined
     from kgmem.query.recall import names_of as names
     from kgmem.query.recall import read_pool, topic_similarity
+    from kgmem.query.rows import HitMap, PoolMap
+
+    def typed(i: str, d: dict[str, Any]) -> PoolMap:  # a snapshot's map: a full one has the cosine to the question
+        return (HitMap if d.get("similarity") is not None else PoolMap).of({"id": i, **d})
 
     hits = snap.get("hits") or []
-    det = snap.get("details") or {}
+    det = {i: typed(i, d) for i, d in (snap.get("details") or {}).items()}
     ids = read_pool(det, snap.get("plain") or {})
 
     old = (snap.get("old") or {}).get("features") or {}
@@ -85,8 +89,11 @@ def snapshot_features(snap: dict[str, Any]) -> dict[str, float]:
         meaning.features(
             snap["question"],
             [h["text"] for h in hits],
-            [names(det.get(h["id"]) or h) for h in hits],
-            [det[i]["text"] for i in ids],
+            [
+                names(det.get(h["id"]) or typed(h["id"], {"text": h["text"], "mentions": h.get("mentions")}))
+                for h in hits
+            ],
+            [det[i].text or "" for i in ids],
             bool(hits and hits[0].get("retired") and old.get("retired", 1.0)),
             [names(det[i]) for i in ids],
             [topic_similarity(det[i]) for i in ids],

@@ -151,7 +151,7 @@ def finish(store: Store, started: Started, vector: list[float] | None) -> Found:
             step, learnt = advance(ask, statement, rows)
             progress.update(step)
             _learn(store, ask.tenant, learnt)
-            details.update({d["id"]: d for d in maps})
+            details.update({d.id: d for d in maps})
         todo = [p.next for p in progress.values() if p.next is not None]
         if not todo:
             break

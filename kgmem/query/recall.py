@@ -30,7 +30,7 @@ from ..config import DEFAULT_HITS
 from ..embed import Embedder
 from ..errors import InputError
 from ..normalize import clean_text
-from ..results import Hit, Recall, cosine, from_epoch, iso, normalised, retiring_order
+from ..results import Hit, Recall, cosine, iso, normalised, retiring_order
 from ..store import Store, cypher
 from ..validate import MAX_HITS, check_choices, check_int
 from . import confidence, currency, execute, meaning
@@ -40,7 +40,7 @@ from .fusion import DEFAULT_K, ENTITY_BOOST, TIME_BOOST, Fused, rrf
 from .fusion import boost as add_bonuses
 from .question import Question, keys_of, padded_key
 from .registry import CHANNELS
-from .rows import Candidates
+from .rows import CandidateMap, Candidates, HitMap, PoolMap, map_of
 from .verdict import Reading, Verdict, verdict_of
 from .verdict import features as verdict_features
 
@@ -112,7 +112,7 @@ class Gathered:
     """The channels' candidates, the hit maps read so far (by id), and the filters that produced them."""
 
     found: dict[str, Candidates]
-    details: dict[str, dict[str, Any]]
+    details: dict[str, CandidateMap]  # a candidate's map, a pool map or a full hit map (:mod:`kgmem.query.rows`)
     filters: Filters
     note: str | None = None  # why the time phrase's window was dropped
     sent: list[execute.Sent] = field(default_factory=list)  # the plan's statements as they were sent (explain)
@@ -270,7 +270,7 @@ def boost_keys(found: dict[str, Candidates], q: Question) -> list[str]:
 
 def bonuses(
     fused: list[Fused],
-    details: dict[str, dict[str, Any]],
+    details: dict[str, CandidateMap],
     entity_keys: list[str],
     filters: Filters,
     opts: RecallOptions,
@@ -286,7 +286,7 @@ def bonuses(
         bonus = 0.0
         if entity_keys:
             bonus += opts.entity_boost * len(mentioned(d, entity_keys)) / len(entity_keys)
-        if window is not None and window.holds(from_epoch(d["at_ts"])):
+        if window is not None and window.holds(d.at):
             bonus += opts.time_boost
         if bonus:
             out[f.id] = bonus
@@ -306,16 +306,15 @@ def boost(
     return add_bonuses(fused, bonuses(fused, got.details, entity_keys, got.filters, opts), TIE_CHANNEL), plain
 
 
-def is_full(detail: dict[str, Any] | None) -> TypeGuard[dict[str, Any]]:
-    """Whether ``detail`` is a full hit map (``recall/details``: it has the cosines), not a candidate's map
-    (``recall/candidates``: id, text, time, origin, mentions), a pool map (those and the names and topic cosine
-    the confidence reads) or nothing."""
-    return detail is not None and "similarity" in detail
+def is_full(detail: CandidateMap | None) -> TypeGuard[HitMap]:
+    """Whether ``detail`` is a full hit map (``recall/details``), not a candidate's map (``recall/candidates``),
+    a pool map or nothing."""
+    return isinstance(detail, HitMap)
 
 
-def has_pool_fields(detail: dict[str, Any] | None) -> bool:
+def has_pool_fields(detail: CandidateMap | None) -> TypeGuard[PoolMap]:
     """Whether ``detail`` holds what the confidence reads of a candidate: a pool map or a full one."""
-    return detail is not None and "names" in detail
+    return isinstance(detail, PoolMap)
 
 
 def read_details(
@@ -337,7 +336,7 @@ def read_details(
             entity_keys=entity_keys,
             **got.filters.params(),
         )
-        got.details.update({hit["id"]: hit for hit in rows[0]["hits"]})
+        got.details.update({m.id: m for m in map(map_of, rows[0]["hits"])})
 
 
 def known_similarities(found: dict[str, Candidates], ids: Sequence[str]) -> dict[str, float]:
@@ -401,7 +400,7 @@ def near_top(fused: list[Fused], opts: RecallOptions) -> list[Fused]:
 
 
 def retirements(
-    details: dict[str, dict[str, Any]], ids: list[str], where: currency.Standing, question: str = ""
+    details: dict[str, CandidateMap], ids: list[str], where: currency.Standing, question: str = ""
 ) -> dict[str, list[str]]:
     """Per memory of ``ids``, the memories that retired it (its hit map's ``superseded_by``), best first: a
     slot's version chain always; a link inferred from words where it bears on this question
@@ -410,19 +409,14 @@ def retirements(
     asked)."""
     out: dict[str, list[str]] = {}
     for i in ids:
-        detail = details.get(i) or {}
+        detail = details.get(i)
+        if not is_full(detail):
+            continue
         by = [
             s
-            for s in retiring_order(detail.get("superseded_by") or [])
+            for s in retiring_order(list(detail.superseded_by))
             if not s.get("inferred")
-            or currency.link_counts(
-                s,
-                i,
-                str(detail.get("text") or ""),
-                where,
-                question,
-                str((details.get(s["id"]) or {}).get("text") or ""),
-            )
+            or currency.link_counts(s, i, detail.text or "", where, question, _text(details.get(s["id"])))
         ]
         if by:
             out[i] = [s["id"] for s in by]
@@ -453,21 +447,29 @@ def current_first(
     return top
 
 
+def _text(detail: CandidateMap | None) -> str:
+    return "" if detail is None else detail.text or ""
+
+
+def _origin(detail: CandidateMap | None) -> str | None:
+    return None if detail is None else detail.origin
+
+
 def repeats_of_retired(
-    details: dict[str, dict[str, Any]], ids: list[str], retired_by: dict[str, list[str]]
+    details: dict[str, CandidateMap], ids: list[str], retired_by: dict[str, list[str]]
 ) -> dict[str, list[str]]:
     """A fact compiled from a retired memory repeats its sentence (:func:`collapse` shows the two as one, at the
     better place): it is retired by the same memories, or the repeat would carry the stale sentence back up."""
 
     def key(i: str) -> tuple[str, Any]:
-        d = details.get(i) or {}
-        return clean_text(d.get("text") or "").casefold(), tuple(d.get("at_ts") or ())
+        d = details.get(i)
+        return clean_text(_text(d)).casefold(), (d.at_ts if d is not None else None) or ()
 
-    stale = {key(i): by for i, by in retired_by.items() if (details.get(i) or {}).get("origin") != "compiled"}
+    stale = {key(i): by for i, by in retired_by.items() if _origin(details.get(i)) != "compiled"}
     return {
         i: stale[key(i)]
         for i in ids
-        if i not in retired_by and (details.get(i) or {}).get("origin") == "compiled" and key(i) in stale
+        if i not in retired_by and _origin(details.get(i)) == "compiled" and key(i) in stale
     }
 
 
@@ -477,7 +479,7 @@ def is_current(hit: Hit, filters: Filters) -> bool:
     return not hit.superseded_by and (hit.valid_to is None or (filters.at is not None and hit.valid_to > filters.at))
 
 
-def collapse(top: list[Fused], details: dict[str, dict[str, Any]], filters: Filters, opts: RecallOptions) -> list[Hit]:
+def collapse(top: list[Fused], details: dict[str, CandidateMap], filters: Filters, opts: RecallOptions) -> list[Hit]:
     """Hits in fused order, at most ``k``: a memory gone meanwhile is skipped, and a fact compiled from an
     episode (which repeats its sentence) is shown once, as the recorded memory, at the better of the two ranks;
     equal fused scores (common after consolidation) break by cosine."""
@@ -485,9 +487,9 @@ def collapse(top: list[Fused], details: dict[str, dict[str, Any]], filters: Filt
     seen: dict[tuple[str, dt.datetime | None], Hit] = {}
     for f in top:
         rec = details.get(f.id)
-        if not is_full(rec) or rec.get("text") is None:  # gone: forgotten by a transaction that committed meanwhile
+        if not is_full(rec) or rec.text is None:  # gone: forgotten by a transaction that committed meanwhile
             continue
-        hit = Hit.from_record(rec)
+        hit = rec.hit()
         key = (clean_text(hit.text).casefold(), hit.at)
         if key in seen:
             kept = seen[key]
@@ -528,10 +530,10 @@ def judge(
     read_ids = read_pool(got.details, plain)
     reading = Reading(
         stale=counted_retirements(hits[0], q, got, where, opts) if hits else [],
-        read=[got.details[i]["text"] for i in read_ids],
+        read=[_text(got.details[i]) for i in read_ids],
         read_names=[names_of(got.details[i]) for i in read_ids],
         read_topic=[topic_similarity(got.details[i]) for i in read_ids],
-        hit_names=[names_of(got.details.get(h.id) or {}) for h in hits],
+        hit_names=[names_of(got.details.get(h.id)) for h in hits],
         mentions={i: sorted(mentioned(d, entity_keys)) for i, d in got.details.items()} if entity_keys else {},
     )
     values = verdict_features(hits, q, plain, opts.rrf_k, tuple(got.found), entity_keys, reading)
@@ -542,31 +544,31 @@ READ_POOL = 60  # candidates (best unboosted fused score first) whose texts the 
 
 
 def read_pool(
-    details: dict[str, dict[str, Any]], plain: dict[str, float], limit: int = READ_POOL, *, unread: bool = False
+    details: dict[str, CandidateMap], plain: dict[str, float], limit: int = READ_POOL, *, unread: bool = False
 ) -> list[str]:
     """The ids of the best ``limit`` candidates recall read (by unboosted fused score) that have a text.
     ``unread``: also those with no map yet, their text unknown (:func:`select` chooses the pool before
     recall/details reads it; the channels return a candidate's map only when something reads it first — an
     entity the question names, a time phrase's window)."""
     ids = sorted(plain, key=lambda i: -plain[i])
-    return [i for i in ids if (i in details and details[i].get("text")) or (unread and i not in details)][:limit]
+    return [i for i in ids if (i in details and details[i].text) or (unread and i not in details)][:limit]
 
 
-def topic_similarity(detail: dict[str, Any]) -> float | None:
+def topic_similarity(detail: CandidateMap) -> float | None:
     """A candidate's cosine to the question without its names (to the question itself when it names no one)."""
-    raw = detail.get("topic_similarity")
-    return cosine(raw if raw is not None else detail.get("similarity"))
+    raw = detail.topic_similarity if isinstance(detail, PoolMap) else None
+    return cosine(raw if raw is not None else detail.similarity if isinstance(detail, HitMap) else None)
 
 
-def mentioned(detail: dict[str, Any], entity_keys: Sequence[str]) -> set[str]:
+def mentioned(detail: CandidateMap, entity_keys: Sequence[str]) -> set[str]:
     """Which of the question's entities a candidate mentions: by the graph, or written in its text unless the
     text opens like a chat turn (``"Name: …"``: a name in a turn mostly addresses the other speaker; counting
     those cost recall on the development chats)."""
     if not entity_keys:
         return set()
-    graph = detail.get("mentions") or ()
+    graph = detail.mentions
     have = {k for k in entity_keys if k in graph}
-    text = detail.get("text")
+    text = detail.text
     if text and len(have) < len(entity_keys):
         have |= _written_in(text, tuple(k for k in entity_keys if k not in have))
     return have
@@ -586,9 +588,11 @@ def _text_key(text: str) -> str | None:
     return None if meaning.speaker(text) is not None else padded_key(text)
 
 
-def names_of(detail: dict[str, Any]) -> list[str]:
+def names_of(detail: CandidateMap | None) -> list[str]:
     """The entities a candidate mentions (the question's and the names it writes, as keys)."""
-    return list(dict.fromkeys([*(detail.get("mentions") or []), *(detail.get("names") or [])]))
+    if detail is None:
+        return []
+    return list(dict.fromkeys([*detail.mentions, *(detail.names if isinstance(detail, PoolMap) else ())]))
 
 
 def present(q: Question, got: Gathered, opts: RecallOptions) -> bool:

@@ -8,20 +8,150 @@ reads them (:mod:`kgmem.query.execute`), so that no other code reads a statement
 * :class:`EntityRow` — the entity channel's candidates and the entities the question named;
 * :class:`CandidatesRow` — a ``recall/candidates`` row: the channels it ran and every candidate's map
   (``details``: what the boosts read; recall/details reads the full hit map later);
-* :class:`Candidates` — what a channel brings into fusion, however many statements it took.
+* :class:`Candidates` — what a channel brings into fusion, however many statements it took;
+* the three maps of a memory recall reads, each a subclass of the one before: :class:`CandidateMap` (what the
+  boosts read), :class:`PoolMap` (and what the confidence reads of a candidate it does not show) and
+  :class:`HitMap` (the full hit: :meth:`HitMap.hit`). :func:`map_of` tells a ``recall/details`` row's map.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..results import cosine
+from ..results import Hit, cosine, from_epoch, retiring_order
 from .registry import REGISTRY
 
-CandidateMap = dict[
-    str, Any
-]  # a candidate's map (id, text, at_ts, origin, mentions, ...): cypher/_templates/candidate_map
+
+def _stamp(value: Any) -> tuple[int, int] | None:
+    """``[epoch seconds, nanoseconds]`` as a pair (None for no time, or a node deleted while it was read)."""
+    return None if value is None or value[0] is None else (int(value[0]), int(value[1]))
+
+
+@dataclass(frozen=True)
+class CandidateMap:
+    """A candidate's map (``cypher/_templates/candidate_map``): what the boosts read. ``text`` is None for a
+    memory forgotten meanwhile; times are ``[epoch seconds, nanoseconds]`` as the statement gives them."""
+
+    id: str
+    text: str | None
+    at_ts: tuple[int, int] | None
+    origin: str | None
+    mentions: tuple[str, ...]  # the question's entities it mentions, by the graph
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> CandidateMap:
+        return cls(
+            row["id"],
+            row.get("text"),
+            _stamp(row.get("at_ts")),
+            row.get("origin"),
+            tuple(row.get("mentions") or ()),
+        )
+
+    @property
+    def at(self) -> dt.datetime | None:
+        return from_epoch(self.at_ts)
+
+
+@dataclass(frozen=True)
+class PoolMap(CandidateMap):
+    """A candidate's map with what the confidence reads of it (``cypher/_templates/pool_map``): the names it
+    mentions and its cosine to the question without its names (raw, as Neo4j normalises it)."""
+
+    names: tuple[str, ...] = ()
+    topic_similarity: float | None = None
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> PoolMap:
+        base = CandidateMap.of(row)
+        return cls(
+            base.id,
+            base.text,
+            base.at_ts,
+            base.origin,
+            base.mentions,
+            tuple(row.get("names") or ()),
+            row.get("topic_similarity"),
+        )
+
+
+@dataclass(frozen=True)
+class HitMap(PoolMap):
+    """A full hit map (``cypher/_templates/hit_map``): everything a :class:`~kgmem.results.Hit` shows, the cosines
+    to the question and to it in context (raw), and the memories that retired it (``superseded_by``: edges
+    ``{id, confidence, inferred, cue, by}``)."""
+
+    kind: str | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    polarity: bool | None = None
+    valid_to_ts: tuple[int, int] | None = None
+    stream: str | None = None
+    user: str | None = None
+    causes: int | None = None
+    similarity: float | None = None
+    context_similarity: float | None = None
+    superseded_by: tuple[dict[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> HitMap:
+        pool = PoolMap.of(row)
+        return cls(
+            pool.id,
+            pool.text,
+            pool.at_ts,
+            pool.origin,
+            pool.mentions,
+            pool.names,
+            pool.topic_similarity,
+            row.get("kind"),
+            row.get("subject"),
+            row.get("predicate"),
+            row.get("object"),
+            row.get("polarity"),
+            _stamp(row.get("valid_to_ts")),
+            row.get("stream"),
+            row.get("user"),
+            row.get("causes"),
+            row.get("similarity"),
+            row.get("context_similarity"),
+            tuple(row.get("superseded_by") or ()),
+        )
+
+    def hit(self) -> Hit:
+        """The :class:`~kgmem.results.Hit` it shows (ranking fields — score, confident, channels — are set by
+        recall)."""
+        retired = retiring_order(list(self.superseded_by))
+        return Hit(
+            id=self.id,
+            text=self.text or "",
+            at=self.at,
+            score=0.0,
+            confident=False,
+            current=True,
+            channels={},
+            kind=self.kind or "episode",
+            similarity=cosine(self.similarity),
+            subject=self.subject,
+            predicate=self.predicate,
+            object=self.object,
+            polarity=self.polarity,
+            causes=self.causes,
+            origin=self.origin,
+            valid_to=from_epoch(self.valid_to_ts),
+            context_similarity=cosine(self.context_similarity),
+            superseded_by=[r["id"] for r in retired],
+            retired=retired,
+        )
+
+
+def map_of(row: Mapping[str, Any]) -> PoolMap:
+    """A ``recall/details`` row's map: a full hit map where it holds one (the statement chose it for the ids of
+    ``$full``: it has ``kind``), else a pool map (``cypher/_templates/details_case``)."""
+    return HitMap.of(row) if "kind" in row else PoolMap.of(row)
 
 
 @dataclass(frozen=True)
@@ -74,7 +204,7 @@ class CandidatesRow:
                 continue
             hits, fetched, eligible = spec.columns()
             index[name] = ChannelRow(Scored.many(row[hits]), int(row[fetched] or 0), row[eligible])
-        return cls(index, entity, tuple(row["details"] or ()))
+        return cls(index, entity, tuple(CandidateMap.of(d) for d in row["details"] or ()))
 
 
 @dataclass

@@ -272,8 +272,8 @@ def cog_vector_index(index: str, generation: str | None = None) -> None:
 
 
 # ---------------------------------------------------------------------------- what a hit shows
-# One map per hit, the same in recall/candidates and recall/details, read by one formatter
-# (kgmem.results.Hit.from_record): times as [epoch seconds, nanoseconds] (cheaper to decode on the hot path),
+# One map per hit, the same in recall/candidates and recall/details, parsed once into its type
+# (kgmem.query.rows: CandidateMap, PoolMap, HitMap): times as [epoch seconds, nanoseconds] (cheaper to decode on the hot path),
 # how many recorded causes it has (for why) and the normalised cosine of the question to it.
 # ``mentions`` lists which of the question's entities (their keys: ``{keys}``) the memory mentions, for the
 # entity boost of the fusion; ``names`` up to 8 of the names it mentions (entities seen name-like), for the

@@ -19,7 +19,7 @@ from kgmem.query.filters import Filters, RankWindow, build_filters, time_use
 from kgmem.query.fusion import Fused, boost, rrf
 from kgmem.query.question import Question, keys_of, question_keys
 from kgmem.query.registry import families
-from kgmem.query.rows import Candidates
+from kgmem.query.rows import CandidateMap, Candidates, HitMap
 from kgmem.query.tenant_stats import Bounded, TenantStats
 from kgmem.query.timeparse import parse_time_filter
 from kgmem.store.runtime import RuntimeState
@@ -66,8 +66,12 @@ def test_fuse_step_uses_the_options_weights():
 # ---------------------------------------------------------------------------- boosts
 
 
-def _detail(i, at, mentions=()):
-    return {"id": i, "at_ts": [int(at.timestamp()), 0], "mentions": list(mentions)}
+def _detail(i, at, mentions=(), text=None):
+    return CandidateMap.of({"id": i, "at_ts": [int(at.timestamp()), 0], "mentions": list(mentions), "text": text})
+
+
+def _text(text):
+    return CandidateMap.of({"id": "x", "text": text})
 
 
 def test_bonuses_share_of_named_entities_and_the_time_window():
@@ -87,16 +91,16 @@ def test_a_note_writing_a_named_entity_gets_its_boost_a_chat_turn_naming_someone
     # a record's own entities replace extraction: "Marta … the CDN provider" listed as ["Marta"] still says CDN
     fused = [Fused(i, 0.1, {}) for i in ("note", "listed", "turn", "partial", "other")]
     details = {
-        "note": {**_detail("note", NOW), "text": "Marta negotiated a 15% discount with the CDN provider."},
-        "listed": {**_detail("listed", NOW, ["cdn"]), "text": "We chose Fastly as the CDN."},
-        "turn": {**_detail("turn", NOW), "text": "Mel: Caroline, the CDN bill came in!"},  # a name in a chat turn
-        "partial": {**_detail("partial", NOW), "text": "The cdns of Acme-CDN2 and CDNs"},  # not the whole word
-        "other": {**_detail("other", NOW), "text": "Nothing about it."},
+        "note": _detail("note", NOW, text="Marta negotiated a 15% discount with the CDN provider."),
+        "listed": _detail("listed", NOW, ["cdn"], text="We chose Fastly as the CDN."),
+        "turn": _detail("turn", NOW, text="Mel: Caroline, the CDN bill came in!"),  # a name in a chat turn
+        "partial": _detail("partial", NOW, text="The cdns of Acme-CDN2 and CDNs"),  # not the whole word
+        "other": _detail("other", NOW, text="Nothing about it."),
     }
     out = rc.bonuses(fused, details, ["cdn"], Filters("t"), rc.RecallOptions())
     assert out == {"note": pytest.approx(0.2), "listed": pytest.approx(0.2)}
     assert rc.mentioned(details["note"], ["cdn", "marta lopez"]) == {"cdn"}
-    assert rc.mentioned({"text": "Marta  Lopez's CDN"}, ["marta lopez", "cdn", "café"]) == {"marta lopez", "cdn"}
+    assert rc.mentioned(_text("Marta  Lopez's CDN"), ["marta lopez", "cdn", "café"]) == {"marta lopez", "cdn"}
 
 
 def test_a_candidate_text_is_read_once_whatever_entities_later_questions_ask_for(monkeypatch):
@@ -106,9 +110,9 @@ def test_a_candidate_text_is_read_once_whatever_entities_later_questions_ask_for
     monkeypatch.setattr(rc, "padded_key", lambda text: calls.append(text) or f" {text.lower()} ")
     rc._text_key.cache_clear()
     text = "Replica-8 lagged behind Host-3 after the failover"
-    assert rc.mentioned({"text": text}, ["replica-8"]) == {"replica-8"}
-    assert rc.mentioned({"text": text}, ["host-3", "db-1"]) == {"host-3"}
-    assert rc.mentioned({"text": "Mel: host-3 is down"}, ["host-3"]) == set()  # a chat turn: not counted
+    assert rc.mentioned(_text(text), ["replica-8"]) == {"replica-8"}
+    assert rc.mentioned(_text(text), ["host-3", "db-1"]) == {"host-3"}
+    assert rc.mentioned(_text("Mel: host-3 is down"), ["host-3"]) == set()  # a chat turn: not counted
     assert calls == [text]
     rc._text_key.cache_clear()
 
@@ -318,21 +322,23 @@ def test_options_check_k_and_channels_once():
 
 def _rec(i, text, at, *, origin="record", valid_to=None, sim=0.5):
     ts = [int(at.timestamp()), 0]
-    return {
-        "id": i,
-        "text": text,
-        "at_ts": ts,
-        "kind": "episode",
-        "origin": origin,
-        "subject": None,
-        "predicate": None,
-        "object": None,
-        "polarity": None,
-        "valid_to_ts": None if valid_to is None else [int(valid_to.timestamp()), 0],
-        "causes": 0,
-        "similarity": (sim + 1) / 2,
-        "mentions": [],
-    }
+    return HitMap.of(
+        {
+            "id": i,
+            "text": text,
+            "at_ts": ts,
+            "kind": "episode",
+            "origin": origin,
+            "subject": None,
+            "predicate": None,
+            "object": None,
+            "polarity": None,
+            "valid_to_ts": None if valid_to is None else [int(valid_to.timestamp()), 0],
+            "causes": 0,
+            "similarity": (sim + 1) / 2,
+            "mentions": [],
+        }
+    )
 
 
 def test_collapse_shows_a_repeated_sentence_once_as_the_record_and_skips_gone_memories():
@@ -340,7 +346,7 @@ def test_collapse_shows_a_repeated_sentence_once_as_the_record_and_skips_gone_me
     fused.append(Fused("x", 0.2, {"vector": 3}))
     details = {
         "f#1": _rec("f#1", "Maya lives in Lisbon", NOW, origin="compiled"),
-        "gone": {"id": "gone", "text": None},
+        "gone": HitMap.of({"id": "gone", "text": None}),
         "e": _rec("e", "Maya lives in Lisbon ", NOW),
         "x": _rec("x", "Something else", NOW, valid_to=NOW + dt.timedelta(days=1)),
     }
@@ -392,7 +398,9 @@ def test_judge_counts_a_retirement_by_words_only_when_what_retired_it_is_within_
     def verdict(reach, inferred=True):
         hits = _hits([0.6, 0.2], ["Tim: I've been writing about fantasy novels", "Tim: I write articles"])
         hits[0].retired, hits[0].superseded_by = [{**edge, "inferred": inferred}], ["n1"]
-        details = {"h0": {"text": hits[0].text, "superseded_by": [{**edge, "inferred": inferred}]}}
+        details = {
+            "h0": HitMap.of({"id": "h0", "text": hits[0].text, "superseded_by": [{**edge, "inferred": inferred}]})
+        }
         got = rc.Gathered({"vector": Candidates("vector", ["h0", "h1"], [0.6, 0.2])}, details, Filters("t"))
         return rc.judge(hits, q, got, {"h0": 0.6}, [], rc.RecallOptions(), model=_model(0.5, 3.0), where=near(*reach))
 
@@ -461,13 +469,24 @@ def reach_rule(monkeypatch):
 
 def test_a_rule_link_retires_when_the_question_names_what_the_rule_retires(reach_rule):
     details = {
-        "steak": {
-            "superseded_by": [
-                {"id": "vegan", "confidence": 0.9, "inferred": True, "by": "rule", "cue": "implies:diet without meat"}
-            ]
-        },
-        "tea": {"superseded_by": [{"id": "coffee", "confidence": 0.97, "inferred": True, "by": "model"}]},
-        "home": {"superseded_by": [{"id": "home2", "confidence": 1.0, "inferred": False}]},
+        "steak": HitMap.of(
+            {
+                "id": "steak",
+                "superseded_by": [
+                    {
+                        "id": "vegan",
+                        "confidence": 0.9,
+                        "inferred": True,
+                        "by": "rule",
+                        "cue": "implies:diet without meat",
+                    }
+                ],
+            }
+        ),
+        "tea": HitMap.of(
+            {"id": "tea", "superseded_by": [{"id": "coffee", "confidence": 0.97, "inferred": True, "by": "model"}]}
+        ),
+        "home": HitMap.of({"id": "home", "superseded_by": [{"id": "home2", "confidence": 1.0, "inferred": False}]}),
     }
     reach = near("steak", "tea", "home")
     out = rc.retirements(details, ["steak", "tea", "home"], reach, "Do I still like steak?")
@@ -482,9 +501,9 @@ def test_a_rule_link_retires_when_the_question_names_what_the_rule_retires(reach
 def test_a_fact_compiled_from_a_retired_memory_is_retired_with_it():
     at = [1767225600, 0]
     details = {
-        "steak": {"text": "I love steak", "at_ts": at, "origin": "recorded"},
-        "steak#f1": {"text": "I love steak", "at_ts": at, "origin": "compiled"},
-        "other#f1": {"text": "I love tea", "at_ts": at, "origin": "compiled"},
+        "steak": CandidateMap.of({"id": "steak", "text": "I love steak", "at_ts": at, "origin": "recorded"}),
+        "steak#f1": CandidateMap.of({"id": "steak#f1", "text": "I love steak", "at_ts": at, "origin": "compiled"}),
+        "other#f1": CandidateMap.of({"id": "other#f1", "text": "I love tea", "at_ts": at, "origin": "compiled"}),
     }
     out = rc.repeats_of_retired(details, ["steak#f1", "other#f1", "steak"], {"steak": ["vegan"]})
     assert out == {"steak#f1": ["vegan"]}  # else collapse would show the stale sentence at the repeat's place

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from kgmem.results import Hit, from_epoch
+from kgmem.query.rows import HitMap
+from kgmem.results import from_epoch
 
 
 def test_epoch_pairs_become_utc_datetimes():
@@ -25,5 +26,5 @@ def test_a_hit_map_of_a_deleted_node_does_not_raise():
     rec = {k: None for k in ("id", "text", "kind", "origin", "subject", "predicate", "object", "polarity")}
     rec.update(at_ts=[None, None], valid_to_ts=None, stream=None, user=None, causes=0, mentions=[], similarity=None)
     rec["context_similarity"] = None
-    hit = Hit.from_record(rec)
-    assert hit.at is None and hit.text is None
+    read = HitMap.of(rec)
+    assert read.at is None and read.text is None  # recall skips it (a memory gone meanwhile)
