@@ -19,7 +19,7 @@ from kgmem.query.filters import Filters, RankWindow, build_filters, time_use
 from kgmem.query.fusion import Fused, boost, rrf
 from kgmem.query.question import Question, keys_of, question_keys
 from kgmem.query.registry import families
-from kgmem.query.rows import CandidateMap, Candidates, HitMap
+from kgmem.query.rows import CandidateMap, Candidates, HitMap, PoolMap, map_of
 from kgmem.query.tenant_stats import Bounded, TenantStats
 from kgmem.query.timeparse import parse_time_filter
 from kgmem.store.runtime import RuntimeState
@@ -339,6 +339,21 @@ def _rec(i, text, at, *, origin="record", valid_to=None, sim=0.5):
             "mentions": [],
         }
     )
+
+
+def test_the_three_maps_of_a_memory_are_told_apart_by_their_type():
+    cand = CandidateMap.of({"id": "a", "text": "t", "at_ts": [0, 0], "origin": "record", "mentions": ["x"]})
+    pool = map_of({"id": "a", "text": "t", "names": ["maya"], "topic_similarity": 0.8})
+    full = map_of({"id": "a", "text": "t", "kind": "episode", "similarity": 0.9, "superseded_by": [{"id": "b"}]})
+    assert type(pool) is PoolMap and type(full) is HitMap
+    assert not rc.is_full(cand) and not rc.is_full(pool) and rc.is_full(full)
+    assert not rc.has_pool_fields(cand) and rc.has_pool_fields(pool) and rc.has_pool_fields(full)
+    assert rc.topic_similarity(cand) is None and rc.topic_similarity(pool) == pytest.approx(0.6)
+    assert rc.topic_similarity(full) == pytest.approx(0.8)  # no topic cosine: the question's own
+    assert rc.names_of(cand) == ["x"] and rc.names_of(pool) == ["maya"] and rc.names_of(None) == []
+    hit = full.hit()
+    assert hit.superseded_by == ["b"] and hit.at is None and hit.similarity == pytest.approx(0.8)
+    assert cand.at == dt.datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def test_collapse_shows_a_repeated_sentence_once_as_the_record_and_skips_gone_memories():
