@@ -17,8 +17,9 @@ reads them (:mod:`kgmem.query.execute`), so that no other code reads a statement
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from functools import cache
+from typing import Any, Mapping, Self, Sequence
 
 from ..results import Hit, cosine, from_epoch, retiring_order
 from .registry import REGISTRY
@@ -27,6 +28,26 @@ from .registry import REGISTRY
 def _stamp(value: Any) -> tuple[int, int] | None:
     """``[epoch seconds, nanoseconds]`` as a pair (None for no time, or a node deleted while it was read)."""
     return None if value is None or value[0] is None else (int(value[0]), int(value[1]))
+
+
+_STAMPS = frozenset({"at_ts", "valid_to_ts"})  # [epoch seconds, nanoseconds]
+_LISTS = frozenset({"mentions", "names", "superseded_by"})
+
+
+def _read(name: str, value: Any) -> Any:
+    """A map's column as its field holds it: times as pairs, lists as tuples."""
+    if name in _STAMPS:
+        return _stamp(value)
+    if name in _LISTS:
+        return tuple(value or ())
+    return value
+
+
+@cache
+def _columns(name: str) -> tuple[str, ...]:
+    """The fields of the map class ``name``, in order (what :meth:`CandidateMap.of` reads of a row)."""
+    cls = next(c for c in (CandidateMap, PoolMap, HitMap) if c.__name__ == name)
+    return tuple(f.name for f in fields(cls))
 
 
 @dataclass(frozen=True)
@@ -41,14 +62,9 @@ class CandidateMap:
     mentions: tuple[str, ...]  # the question's entities it mentions, by the graph
 
     @classmethod
-    def of(cls, row: Mapping[str, Any]) -> CandidateMap:
-        return cls(
-            row["id"],
-            row.get("text"),
-            _stamp(row.get("at_ts")),
-            row.get("origin"),
-            tuple(row.get("mentions") or ()),
-        )
+    def of(cls, row: Mapping[str, Any]) -> Self:
+        """The map of ``row``: each field read from the column of its name (a column the row lacks: None)."""
+        return cls(**{name: _read(name, row.get(name)) for name in _columns(cls.__name__)})
 
     @property
     def at(self) -> dt.datetime | None:
@@ -62,19 +78,6 @@ class PoolMap(CandidateMap):
 
     names: tuple[str, ...] = ()
     topic_similarity: float | None = None
-
-    @classmethod
-    def of(cls, row: Mapping[str, Any]) -> PoolMap:
-        base = CandidateMap.of(row)
-        return cls(
-            base.id,
-            base.text,
-            base.at_ts,
-            base.origin,
-            base.mentions,
-            tuple(row.get("names") or ()),
-            row.get("topic_similarity"),
-        )
 
 
 @dataclass(frozen=True)
@@ -95,31 +98,6 @@ class HitMap(PoolMap):
     similarity: float | None = None
     context_similarity: float | None = None
     superseded_by: tuple[dict[str, Any], ...] = ()
-
-    @classmethod
-    def of(cls, row: Mapping[str, Any]) -> HitMap:
-        pool = PoolMap.of(row)
-        return cls(
-            pool.id,
-            pool.text,
-            pool.at_ts,
-            pool.origin,
-            pool.mentions,
-            pool.names,
-            pool.topic_similarity,
-            row.get("kind"),
-            row.get("subject"),
-            row.get("predicate"),
-            row.get("object"),
-            row.get("polarity"),
-            _stamp(row.get("valid_to_ts")),
-            row.get("stream"),
-            row.get("user"),
-            row.get("causes"),
-            row.get("similarity"),
-            row.get("context_similarity"),
-            tuple(row.get("superseded_by") or ()),
-        )
 
     def hit(self) -> Hit:
         """The :class:`~kgmem.results.Hit` it shows (ranking fields — score, confident, channels — are set by
