@@ -291,9 +291,14 @@ class Store:
                 if self._server_info is None:
                     with step(f"connecting to Neo4j at {self.connection.uri}"):
                         rows = self._execute("admin/server_components", {}, RoutingControl.READ, resolve=False)
-                    self._server_info = ServerInfo.from_components(rows)
-                    log.debug("server %s: %s", self.connection.uri, self._server_info.to_dict())
+                    self._keep_server_info(rows)
+        assert self._server_info is not None
         return self._server_info
+
+    def _keep_server_info(self, components: list[dict[str, Any]]) -> None:
+        """Keep the server's components as this connection's :class:`ServerInfo` (the caller holds the lock)."""
+        self._server_info = ServerInfo.from_components(components)
+        log.debug("server %s: %s", self.connection.uri, self._server_info.to_dict())
 
     def setup(self, tenant: str, versions: list[str], limit: int) -> dict[str, Any]:
         """``admin/setup``: what a connection reads before its first query of ``tenant``, in one round trip; the
@@ -308,8 +313,7 @@ class Store:
         row = rows[0]
         with self._server_info_lock:
             if self._server_info is None:
-                self._server_info = ServerInfo.from_components(row["components"])
-                log.debug("server %s: %s", self.connection.uri, self._server_info.to_dict())
+                self._keep_server_info(row["components"])
         return row
 
     def resolve(self, name: str) -> str:
