@@ -90,18 +90,26 @@ def terms(text: str, max_terms: int = 32) -> list[str]:
 def _terms(text: str, max_terms: int, skip: frozenset[str]) -> list[str]:
     out: list[str] = []
     for m in _TOKEN.finditer(text):
-        tok = m.group(0).rstrip(".:/'-")
-        if not tok:
-            continue
-        if tok.casefold() in skip:
-            continue
-        if tok.upper() in _OPERATORS and tok.isupper():
-            tok = tok.lower()
-        if tok not in out:
-            out.append(tok)
-        if len(out) >= max_terms:
-            break
+        for tok in _alternatives(m.group(0).rstrip(".:/'-")):
+            if not tok or tok.casefold() in skip:
+                continue
+            if tok.upper() in _OPERATORS and tok.isupper():
+                tok = tok.lower()
+            if tok not in out:
+                out.append(tok)
+            if len(out) >= max_terms:
+                return out
     return out
+
+
+_WORD_ALTERNATIVES = re.compile(r"[^\W\d_]+(?:/[^\W\d_]+)+")
+
+
+def _alternatives(token: str) -> list[str]:
+    """A token of words written as alternatives ("heating/HVAC", "Mon/Tue") as its words, each a term of its
+    own (as a phrase it would need them side by side, in that order); any other token (ERR-4411, 10/14,
+    v2.3.1) whole."""
+    return token.split("/") if _WORD_ALTERNATIVES.fullmatch(token) else [token]
 
 
 # A word written like a name (capitalised, not the question's first word: "What did Caroline say?") counts

@@ -17,6 +17,15 @@ def test_ids_stay_whole_and_are_searched_as_phrases():
     assert to_query("ERR-4411") == '"ERR\\-4411"'
 
 
+def test_words_written_as_alternatives_are_searched_each_on_its_own():
+    # "heating/HVAC" as a phrase would need "heating hvac" side by side: a note "HVAC: Ridgeline Heating" lacks it
+    assert terms("phone number of our heating/HVAC guy") == ["phone", "number", "of", "heating", "HVAC", "guy"]
+    assert to_query("heating/HVAC") == "heating HVAC"
+    # a date, a path of codes or a token with digits stays whole
+    assert terms("on 10/14 for a/b2") == ["on", "10/14", "for", "a/b2"]
+    assert to_query("10/14") == '"10\\/14"'
+
+
 def test_question_words_are_dropped_unless_nothing_else_is_left():
     assert to_query("Why did the catalog fail on Friday?") == "the catalog fail on Friday"
     assert to_query("what's the zx9q error") == "the zx9q error"
