@@ -102,6 +102,14 @@ def embedder():
 _LIVE: dict[str, object] = {}
 
 
+def schema_current(store) -> bool:
+    """Whether the database holds kgmem's schema version with every index ONLINE, as a connection's setup read
+    (``admin/setup`` and the index states) finds it."""
+    from kgmem.store import schema
+
+    return schema.setup(store, "schema-check", 1).current
+
+
 def _new_tenant(prefix: str = "test") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 

@@ -1,7 +1,7 @@
 // name: admin/setup
 // What a connection reads before its first query of a tenant, in one round trip: the server's components
 // (version, edition: its generation), which of kgmem's schema versions for the two generations is recorded
-// (admin/schema_version's lookup), the tenant's stored embedding model (admin/embedding_model's) and the
+// (the :KgmemSchema node admin/schema_version_set writes), the tenant's stored embedding model and the
 // tenant's version (recall/tenant_version's: how many memories up to $limit + 1, the last recorded). The index
 // states are read by admin/index_states (SHOW INDEXES cannot run inside another statement).
 // params: $versions (list of strings: the schema version of each server generation), $tenant (string),

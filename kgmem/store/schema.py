@@ -2,8 +2,8 @@
 
 The schema is applied once per database and schema version, not on every command: :func:`apply` records
 :func:`version` (a hash of kgmem's version, the texts of ``cypher/schema/*.cypher`` and the expected index
-definitions) in a ``:KgmemSchema`` node, and :func:`is_current` — two cheap reads, the version node and
-``SHOW INDEXES`` — tells a new process whether it can skip the schema step. Another version, a missing node,
+definitions) in a ``:KgmemSchema`` node, and :func:`setup` — the connection's first read (``admin/setup``, which
+looks the version node up) and ``SHOW INDEXES`` — tells a new process whether it can skip the schema step. Another version, a missing node,
 or one of kgmem's indexes missing, not ONLINE or of another definition makes it apply the schema again.
 
 The schema depends on the server's generation (:attr:`kgmem.store.capabilities.ServerInfo.generation`): on
@@ -115,16 +115,6 @@ def setup(store: Store, tenant: str, limit: int) -> Setup:
     generation = store.server_info().generation
     current = versions[generation] in row["applied"] and indexes_ok(store.read("admin/index_states"), generation)
     return Setup(current, row["embedding_model"], (int(row["memories"]), row["last"]))
-
-
-def is_current(store: Store) -> bool:
-    """True when this database has kgmem's schema of :func:`version` and all its indexes ONLINE (two reads,
-    and the server's version once per connection)."""
-    generation = store.server_info().generation
-    rows = store.read("admin/schema_version", version=version(generation))
-    if not rows or not rows[0]["applied"]:
-        return False
-    return indexes_ok(store.read("admin/index_states"), generation)
 
 
 def record(store: Store) -> None:

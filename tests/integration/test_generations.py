@@ -22,6 +22,8 @@ from kgmem.query.tenant_stats import TenantStats
 from kgmem.store import Store, schema
 from kgmem.store.capabilities import ServerInfo
 
+from ..conftest import schema_current
+
 # run again on the second server generation (./dev test): this is what differs between them
 pytestmark = pytest.mark.generations
 
@@ -65,7 +67,7 @@ def test_the_server_is_detected_once_per_connection(recording, store):
     assert info.version == next(r["version"] for r in rows if r["name"] == "Neo4j Kernel")
     for _ in range(3):
         recording.resolve("recall/vector")
-        schema.is_current(recording)
+        schema_current(recording)
     assert recording.ran.count("admin/server_components") == 1
     expected = "recall/v2026/vector" if info.filtered_vector_search else "recall/vector"
     assert recording.resolve("recall/vector") == expected
@@ -76,7 +78,7 @@ def test_the_vector_indexes_match_the_generation(store):
     want = ["embedding", "tenant"] if _generation(store) == "v2026" else ["embedding"]
     assert by_name["memory_embedding"]["properties"] == want
     assert by_name["memory_context_embedding"]["properties"][1:] == want[1:]
-    assert schema.is_current(store)
+    assert schema_current(store)
 
 
 @pytest.fixture
@@ -190,11 +192,11 @@ def test_an_index_without_the_tenant_is_rebuilt_on_2026(store):
     store.run_raw("schema/19_memory_wide_embedding", {}, write=True)  # the 5.26 definition, without WITH
     by_name = {r["name"]: r for r in store.read("admin/index_states")}
     assert by_name["memory_wide_embedding"]["properties"] == ["wide_embedding"]
-    assert not schema.is_current(store)
+    assert not schema_current(store)
     schema.apply(store)
     by_name = {r["name"]: r for r in store.read("admin/index_states")}
     assert by_name["memory_wide_embedding"]["properties"] == ["wide_embedding", "tenant"]
-    assert schema.is_current(store)
+    assert schema_current(store)
 
 
 # ---------------------------------------------------------------------------- routing

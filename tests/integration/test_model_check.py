@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from kgmem.errors import KgmemError, ModelMismatch
-from kgmem.store.model_check import FIX, check_model, stored_model
+from kgmem.store import schema
+from kgmem.store.model_check import FIX, check_stored
+
+
+def stored_model(store, tenant):
+    return schema.setup(store, tenant, 1).embedding_model
+
+
+def check_model(store, tenant, model_id):
+    check_stored(stored_model(store, tenant), tenant, model_id)
 
 
 def test_an_empty_tenant_passes(store, tenant):

@@ -21,7 +21,6 @@ HOT = [
         "derived/stream_candidates",
         "lifecycle/tombstones_for",
         "admin/delete_tenant",
-        "admin/embedding_model",
         "export/memories",
         "export/edges",
         "export/entities",
