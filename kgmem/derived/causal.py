@@ -131,8 +131,9 @@ def explain(
     (the model's own unless given)
     nearly as close to the question as the best (``margin``), the cause any hit or the effect itself, its
     likelihood at least ``threshold`` (the model's own unless given), a lower-ranked effect paying
-    :data:`RANK_STEP` a place and its cosine's distance to the best; then the causes of that cause among the
-    hits. None when no pair reaches the threshold: nothing there says why."""
+    :data:`RANK_STEP` a place and its cosine's distance to the best; the effect itself when it states its own
+    cause (its pair with itself reaches the threshold), whatever another hit may add; then the causes of that
+    cause among the hits. None when no pair reaches the threshold: nothing there says why."""
     if not hits:
         return None
     t = model.threshold if threshold is None else threshold
@@ -151,6 +152,10 @@ def explain(
     if not scored:
         return None
     _, p, effect, cause = max(scored, key=lambda s: (s[0], s[1], s[2] == s[3], s[3]))
+    # a memory that states its own cause answers its why-question itself, whatever another memory may add
+    own = [s for s in scored if s[2] == s[3] == effect]
+    if own:
+        _, p, effect, cause = own[0]
     by_id = {s.id: s for s in sides}
     chain: list[tuple[str, float]] = []
     seen = {effect, cause}
