@@ -671,16 +671,31 @@ def infer(
     return score(candidate_pairs(store, tenant, ids, vectors=vectors, cues_of=cues_of), model)
 
 
+WRITE_BATCH = 5000  # links, or memories marked, per transaction: a large ingest's all in one can exhaust Neo4j's heap
+
+
 def write(store: Store, tenant: str, links: list[dict[str, Any]], checked: Sequence[str]) -> int:
-    """Write the links and mark ``checked`` as read by this version of the pass (one transaction)."""
+    """Write the links and mark ``checked`` as read by this version of the pass, :data:`WRITE_BATCH` of each per
+    transaction (one transaction for a small write). The marks go with the last links, or after them: a crash
+    in between leaves memories unmarked, which a re-run reads again (a link is merged, never doubled)."""
     if not links and not checked:
         return 0
-    created: int = store.write_tx(
-        lambda tx: tx.run(
-            "derived/link_supersedes", tenant=tenant, links=links, transform=TRANSFORM_VERSION, checked=list(checked)
-        )[0]["created"]
-    )
-    return created
+    link_parts = [links[i : i + WRITE_BATCH] for i in range(0, len(links), WRITE_BATCH)] or [[]]
+    mark_parts = [list(checked[i : i + WRITE_BATCH]) for i in range(0, len(checked), WRITE_BATCH)] or [[]]
+    parts: list[tuple[list[dict[str, Any]], list[str]]] = [(part, []) for part in link_parts[:-1]]
+    parts.append((link_parts[-1], mark_parts[0]))
+    parts += [([], marks) for marks in mark_parts[1:]]
+
+    def one(part: list[dict[str, Any]], marks: list[str]) -> int:
+        return int(
+            store.write_tx(
+                lambda tx: tx.run(
+                    "derived/link_supersedes", tenant=tenant, links=part, transform=TRANSFORM_VERSION, checked=marks
+                )[0]["created"]
+            )
+        )
+
+    return sum(one(part, marks) for part, marks in parts)
 
 
 def run(

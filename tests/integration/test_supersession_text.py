@@ -329,3 +329,41 @@ def test_a_user_is_known_by_one_key_everywhere(mg):
     assert set(hits) >= {"b1", "b2"} and hits["b2"].current
     assert not hits["b1"].current and hits["b1"].superseded_by  # retired, and it says by what
     assert [h.id for h in mg.recall("favourite band", user="Jose", k=3).hits][:1] == ["j1"]
+
+
+def test_a_large_write_goes_in_several_transactions_with_the_same_links(store, embedder, monkeypatch):
+    """The pass writes its links and marks WRITE_BATCH at a time (a large ingest's all in one can exhaust Neo4j's
+    heap): with batches of 2, the same inferred links as in one transaction, and every memory marked as read."""
+    import json
+    import uuid
+
+    from kgmem import MemoryGraph
+
+    from ..conftest import FIXTURES
+
+    cases = json.loads((FIXTURES / "updates" / "cases.json").read_text())
+    rows = [{"id": m["id"], "text": m["text"], "at": m["at"]} for c in cases for m in c["memories"]]
+    seen, transactions = {}, {}
+    default = sup.WRITE_BATCH
+    for batch in (default, 2):
+        monkeypatch.setattr(sup, "WRITE_BATCH", batch)
+        g = MemoryGraph(tenant=f"supw-{uuid.uuid4().hex[:8]}", store=store, embedder=embedder)
+        g._schema_ready = True
+        try:
+            assert g.ingest(rows, infer_causes=False, infer_supersession=False).errors == []
+            ids = [r["id"] for r in rows]
+            links = sup.infer(store, g.tenant, ids)
+            calls = []
+            real = store.write_tx
+            monkeypatch.setattr(store, "write_tx", lambda fn, real=real, calls=calls: calls.append(1) or real(fn))
+            created = sup.write(store, g.tenant, links, ids)
+            monkeypatch.undo()
+            seen[batch] = sorted(_inferred(g))
+            transactions[batch] = len(calls)
+            assert created == len(seen[batch]) == len(links) > 2
+            assert sup.unchecked(store, g.tenant, ids) == []
+        finally:
+            store.auto_commit("admin/delete_tenant", tenant=g.tenant)
+    assert seen[2] == seen[default]
+    assert transactions[default] == 1
+    assert transactions[2] == (len(links) + 1) // 2 + (len(rows) + 1) // 2 - 1
