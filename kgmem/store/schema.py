@@ -2,9 +2,10 @@
 
 The schema is applied once per database and schema version, not on every command: :func:`apply` records
 :func:`version` (a hash of kgmem's version, the texts of ``cypher/schema/*.cypher`` and the expected index
-definitions) in a ``:KgmemSchema`` node, and :func:`setup` — the connection's first read (``admin/setup``, which
-looks the version node up) and ``SHOW INDEXES`` — tells a new process whether it can skip the schema step. Another version, a missing node,
-or one of kgmem's indexes missing, not ONLINE or of another definition makes it apply the schema again.
+definitions) in a ``:KgmemSchema`` node, and :func:`setup` — the connection's first read (``admin/setup``,
+which looks the version node up) and ``SHOW INDEXES`` — tells a new process whether it can skip the schema
+step. Another version, a missing node, or one of kgmem's indexes missing, not ONLINE or of another definition
+makes it apply the schema again.
 
 The schema depends on the server's generation (:attr:`kgmem.store.capabilities.ServerInfo.generation`): on
 Neo4j 2026.x the vector indexes are created ``WITH [m.tenant]`` (``cypher/schema/v2026``) so recall filters
