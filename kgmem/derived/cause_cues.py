@@ -108,6 +108,8 @@ HEDGE = _words(
     r"can'?t tell",
     r"unclear",
     r"mystery",
+    r"(?:cause|reason)s? (?:(?:is|are|was|were|still|as yet) )*(?:unknown|unclear|tbd)",
+    r"unknown (?:cause|reason)",
 )
 # something to do next: not a cause of what happened
 ACTION = _words(
@@ -135,7 +137,8 @@ ACTION = _words(
 )
 _QUESTION = re.compile(r"\?(?:\s|$)")
 _SPLIT = re.compile(r":|\s[-\u2013\u2014]+\s|;")
-_DASH_SELF = re.compile(r"\w\s+[-\u2013\u2014]\s+(?:it'?s|the|our|they|she|he|we)\b", re.IGNORECASE)
+# a dash between words: "-", "–", "—" or the "--" that plain text writes for one
+_DASH_SELF = re.compile(r"\w\s+(?:-{1,2}|[\u2013\u2014])\s+(?:it'?s|the|our|they|she|he|we)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z][a-z0-9']+")
 _STOPWORDS = frozenset(
     "the a an and or of to in on at for with from by is was were are be been it its this that these those i we you "
