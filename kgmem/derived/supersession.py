@@ -241,12 +241,25 @@ def other_entity(newer: str, older: str) -> bool:
     on, of = _names_and_frame(older)
     if not nn or not on or nn & _tokens(older) or on & _tokens(newer):
         return False  # a name of either is in the other's words (at the start of a sentence, say): the same one
+    if _identifiers(newer) & _identifiers(older):
+        return False  # both name the same product, model or record ("HEK293T", "INV-2024-006"): the same thing
     return len(nf & of) / max(1, len(of)) >= FRAME_OVERLAP
 
 
 @lru_cache(maxsize=65536)
 def _tokens(text: str) -> frozenset[str]:
     return frozenset(w.casefold() for w in re.findall(r"[^\W\d_]+", text))
+
+
+# a word of three or more characters with a capital letter and a digit: "HEK293T", "L3000", "INV-2024-006" name a
+# product, model or record; "3pm", "6-well", "Q3" or a date do not
+_IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w-]*[A-Z])(?=[\w-]*\d)\w+(?:-\w+)*(?![\w-])")
+
+
+@lru_cache(maxsize=65536)
+def _identifiers(text: str) -> frozenset[str]:
+    """The identifiers ``text`` writes (:data:`_IDENTIFIER`), case-folded."""
+    return frozenset(m.group(0).casefold() for m in _IDENTIFIER.finditer(text) if len(m.group(0)) >= 3)
 
 
 # the features :func:`cheap_features` leaves out, each with the most it can be for a pair (given its cheap

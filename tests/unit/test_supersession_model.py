@@ -79,6 +79,18 @@ def test_the_same_statement_about_another_named_entity_retires_nothing():
     assert not sup.other_entity("Lukas bought the folding bike", "Teodor rode along the canal to work")
 
 
+def test_a_product_switch_that_names_the_same_identifier_is_about_one_thing():
+    """Each names a product the other does not, but both name the cell line: a switch of method, not a statement
+    about another entity; a shared time, plain number or quarter is no identifier."""
+    old = "HEK293T transfection, current: Lipofectamine 3000, 1:2 DNA:lipo, media change at 6 h. Doc in the Box folder"
+    new = "Group mtg: HEK293T transfection switching to PEI (Polysciences 24765), 3:1 PEI:DNA, media change at 6 h"
+    assert not sup.other_entity(new, old)
+    assert sup.other_entity(new.replace("HEK293T", "Jurkat"), old)
+    acme = "Customer Acme's contract renews in Q3 at 3pm on March 31 and their discount is 12 %"
+    globex = "Customer Globex's contract now renews in Q3 at 3pm on June 30 and their discount is 5 %"
+    assert sup.other_entity(globex, acme)
+
+
 def _model(bias: float) -> sup.PairModel:
     """A model that says ``bias`` whatever the pair (all weights zero)."""
     n = len(sup.FEATURES)
