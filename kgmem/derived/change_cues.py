@@ -17,6 +17,7 @@ earlier statement took for granted) are a small versioned table: :data:`IMPLICAT
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -910,7 +911,11 @@ def cues(text: str) -> Cues:
                 matched.append(f"implies:{name}")
     clause: set[str] = set()
     stopped: set[str] = set()
+    # a text that states a change is tentative where the sentence stating it is ("if we switch to Fisher …"), not
+    # for a hypothetical elsewhere in it ("Deadline moved again, now March 22. Dana says if we've submitted …")
+    tentative = _tentative(matched)
     if raw:  # a sentence can state a change only where the whole text matches a change pattern
+        changing: list[str] = []
         for sentence in _SENTENCE.findall(text):
             stops = _found(STOP, sentence, unless_negated=True)
             if (
@@ -919,8 +924,11 @@ def cues(text: str) -> Cues:
                 or _found(CORRECTION, sentence, unless_negated=True)
             ):
                 clause |= content_words(sentence)
+                changing.append(sentence)
             if stops:
                 stopped |= _topics(sentence)
+        if changing and tentative:
+            tentative = sum(_tentative([f"hypothetical:{h}" for h in _found(HYPOTHETICAL, s)]) for s in changing)
     every_token = tokens(text)
     negating = _NEGATING.search(text) is not None
     return Cues(
@@ -947,8 +955,13 @@ def cues(text: str) -> Cues:
         tokens=every_token,
         negated=negated_tokens(text) if negating else frozenset(),
         affirmed=tokens_outside_negation(text) if negating else every_token,
-        tentative=sum(1 for m in matched if m.startswith("hypothetical:") and m[13:] not in _COMMITTED),
+        tentative=tentative,
     )
+
+
+def _tentative(matched: Sequence[str]) -> int:
+    """How many of the matched cues are hypothetical ones that commit to nothing (not "will", "going to")."""
+    return sum(1 for m in matched if m.startswith("hypothetical:") and m[13:] not in _COMMITTED)
 
 
 def implied_retirements(newer_text: str, older_text: str) -> tuple[str, ...]:
