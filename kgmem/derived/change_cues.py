@@ -915,7 +915,7 @@ def cues(text: str) -> Cues:
     # for a hypothetical elsewhere in it ("Deadline moved again, now March 22. Dana says if we've submitted …")
     tentative = _tentative(matched)
     if raw:  # a sentence can state a change only where the whole text matches a change pattern
-        changing: list[str] = []
+        stating: list[str] = []
         for sentence in _SENTENCE.findall(text):
             stops = _found(STOP, sentence, unless_negated=True)
             if (
@@ -924,11 +924,11 @@ def cues(text: str) -> Cues:
                 or _found(CORRECTION, sentence, unless_negated=True)
             ):
                 clause |= content_words(sentence)
-                changing.append(sentence)
+                stating.append(sentence)
             if stops:
                 stopped |= _topics(sentence)
-        if changing and tentative:
-            tentative = sum(_tentative([f"hypothetical:{h}" for h in _found(HYPOTHETICAL, s)]) for s in changing)
+        if stating and tentative:
+            tentative = sum(_tentative([f"hypothetical:{h}" for h in _found(HYPOTHETICAL, s)]) for s in stating)
     every_token = tokens(text)
     negating = _NEGATING.search(text) is not None
     return Cues(
