@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import InputError
@@ -62,6 +62,9 @@ class Filters:
     rank_window: RankWindow | None = None
     given_start: dt.datetime | None = None  # explicit since / until (hard filters whatever the phrase did)
     given_end: dt.datetime | None = None
+    # the question without its time phrase as the filters read it (the question itself when it has none); None
+    # when they did not read one (``time_phrases="off"``): what it asks is read from it, not parsed again
+    time_rest: str | None = field(default=None, compare=False)
 
     def params(self) -> dict[str, Any]:
         """The eligibility rule's parameters (:data:`~kgmem.store.rules.PARAMS`), as every recall
@@ -157,6 +160,7 @@ def build_filters(
     if time_phrases != "off":
         ref = now or at or dt.datetime.now(dt.timezone.utc)
         tf = parse_time_filter(query, ref)
+        f = replace(f, time_rest=query if tf is None else tf.rest)
         if tf is not None:
             use = time_use(tf, query, time_phrases)
             if use == "filter":

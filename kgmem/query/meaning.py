@@ -149,11 +149,13 @@ def without_time(question: str) -> str:
     return found.rest if found is not None else question
 
 
-def asked(question: str) -> Asked:
+def asked(question: str, without_phrase: str | None = None) -> Asked:
     """The question's salient stems (rarest first) and its names, its time phrase left out, and its words: what
-    the other readers take (:class:`kgmem.query.question.Question` reads it once, as ``asked``)."""
+    the other readers take (:class:`kgmem.query.question.Question` reads it once, as ``asked``).
+    ``without_phrase``: the question without its time phrase when the caller has read it (the filters do:
+    :attr:`kgmem.query.filters.Filters.time_rest`); else it is found here."""
     written = tuple(words(question))
-    question = without_time(question)
+    question = without_time(question) if without_phrase is None else without_phrase
     tokens = list(_WORD.finditer(question))
     names = []
     for i, m in enumerate(tokens):

@@ -2,9 +2,9 @@
 and Lucene query, its entity key and the name-like n-grams, its identifier tokens, what it asks (its topic stems,
 names and words: :func:`kgmem.query.meaning.asked`), whether it asks when something is or will be and whether
 it asks what holds now. The time
-phrase is read by the filters (:func:`kgmem.query.filters.build_filters`, against the time the question is
-asked) and again, against a fixed day, by :func:`~kgmem.query.meaning.asked`: what a question asks must not
-depend on when it is read.
+phrase is read once, by the filters (:func:`kgmem.query.filters.build_filters`, against the time the question
+is asked); what the question asks is read from the text they leave (where the phrase was found does not depend
+on when it is read: only what it means does).
 
 Pure apart from :meth:`Question.of`, which embeds (the embedder caches repeated texts).
 """
@@ -98,10 +98,21 @@ class Question:
     topic_vector: Any = None
 
     @classmethod
-    def of(cls, text: str, ranking_text: str, embedder: Embedder, keys: Keys | None = None) -> Question:
-        """``keys``: :func:`keys_of` ``ranking_text`` when the caller has worked them out already."""
-        asked = meaning.asked(text)
-        topic = meaning.without_names(ranking_text, asked.names if ranking_text == text else None)
+    def of(
+        cls,
+        text: str,
+        ranking_text: str,
+        embedder: Embedder,
+        keys: Keys | None = None,
+        without_phrase: str | None = None,
+    ) -> Question:
+        """``keys``: :func:`keys_of` ``ranking_text`` when the caller has worked them out already;
+        ``without_phrase``: ``text`` without its time phrase when the filters have read it."""
+        asked = meaning.asked(text, without_phrase)
+        # the names of the text ranked: those read in the question when it is the question, or the question
+        # without the time phrase the filters took out of it
+        same = ranking_text in (text, without_phrase)
+        topic = meaning.without_names(ranking_text, asked.names if same else None)
         if topic == ranking_text:
             return cls.from_vector(text, ranking_text, embedder.encode_one(ranking_text), keys, asked)
         vector, topic_vector = embedder.encode_cached([ranking_text, topic])

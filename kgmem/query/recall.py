@@ -157,7 +157,8 @@ def rank(
         store, keys, filters, opts.channels, opts.fetch_depth, opts.overfetch, version=tenant_version
     )
     with clock.step("embed_ms"):
-        q = Question.of(clean_text(query), ranking_text, embedder, keys)
+        rest = None if filters.time_rest is None else clean_text(filters.time_rest)
+        q = Question.of(clean_text(query), ranking_text, embedder, keys, rest)
     with clock.step("channels_ms"):
         got = gather(store, q, filters, opts, started)
     fused = fuse(got.found, opts)

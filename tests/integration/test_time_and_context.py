@@ -216,3 +216,42 @@ def test_recall_decides_with_the_shipped_confidence_model(chat):
     assert res.hits[0].confident == (not res.abstained)
     off = chat.recall("What is the airspeed of an unladen swallow in the Andes?")
     assert off.abstained and "learned confidence" in off.reason
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did Melanie read last month?",  # a phrase used as a filter, taken out of the text to rank
+        "When did Caroline attend a pride parade in August?",  # one that only ranks
+        "Which book has been Melanie's favorite?",  # none
+    ],
+)
+def test_one_recall_reads_the_time_phrase_once(chat, monkeypatch, question):
+    """The filters read the question's time phrase; what the question asks is read from the text they leave,
+    not parsed again — and the answer is the one a second parse gave."""
+    from kgmem.query import filters, meaning, timeparse
+
+    before = chat.recall(question, now="2023-06-01")
+    calls: list[str] = []
+    real = timeparse.parse_time_filter
+
+    def counted(query, now):
+        calls.append(query)
+        return real(query, now)
+
+    monkeypatch.setattr(timeparse, "parse_time_filter", counted)
+    monkeypatch.setattr(filters, "parse_time_filter", counted)
+    res = chat.recall(question, now="2023-06-01")
+    assert len(calls) == 1, calls
+    assert [h.id for h in res.hits] == [h.id for h in before.hits]
+    assert res.confidence == before.confidence
+    assert meaning.asked(question) == res_asked(chat, question)
+
+
+def res_asked(mg, question):
+    """What recall's question read of ``question`` (its ``Question.asked``), through the filters' text."""
+    from kgmem.normalize import clean_text
+    from kgmem.query import meaning
+
+    f, _ = build_filters(question, tenant=mg.tenant, now=None)
+    return meaning.asked(clean_text(question), None if f.time_rest is None else clean_text(f.time_rest))
