@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field, fields
-from functools import cache
 from typing import Any, Mapping, Self, Sequence
 
 from ..results import Hit, cosine, from_epoch, retiring_order
@@ -43,13 +42,6 @@ def _read(name: str, value: Any) -> Any:
     return value
 
 
-@cache
-def _columns(name: str) -> tuple[str, ...]:
-    """The fields of the map class ``name``, in order (what :meth:`CandidateMap.of` reads of a row)."""
-    cls = next(c for c in (CandidateMap, PoolMap, HitMap) if c.__name__ == name)
-    return tuple(f.name for f in fields(cls))
-
-
 @dataclass(frozen=True)
 class CandidateMap:
     """A candidate's map (``cypher/_templates/candidate_map``): what the boosts read. ``text`` is None for a
@@ -64,7 +56,7 @@ class CandidateMap:
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Self:
         """The map of ``row``: each field read from the column of its name (a column the row lacks: None)."""
-        return cls(**{name: _read(name, row.get(name)) for name in _columns(cls.__name__)})
+        return cls(**{name: _read(name, row.get(name)) for name in _COLUMNS[cls]})
 
     @property
     def at(self) -> dt.datetime | None:
@@ -124,6 +116,12 @@ class HitMap(PoolMap):
             superseded_by=[r["id"] for r in retired],
             retired=retired,
         )
+
+
+# the fields of each map class, in order: what :meth:`CandidateMap.of` reads of a row
+_COLUMNS: dict[type[CandidateMap], tuple[str, ...]] = {
+    c: tuple(f.name for f in fields(c)) for c in (CandidateMap, PoolMap, HitMap)
+}
 
 
 def map_of(row: Mapping[str, Any]) -> PoolMap:
