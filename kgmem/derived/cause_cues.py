@@ -26,7 +26,8 @@ MAX_SCAN = 4000  # characters of a text the cue patterns read (a cue beyond that
 
 
 def _words(*alternatives: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w'])(?:" + "|".join(alternatives) + r")(?![\w'])", re.IGNORECASE)
+    """Any of ``alternatives`` as whole words, not inside a hyphenated compound ("after-hours", "well-due")."""
+    return re.compile(r"(?<![\w'])(?<!\w-)(?:" + "|".join(alternatives) + r")(?![\w'])(?!-\w)", re.IGNORECASE)
 
 
 # a cause stated outright: what follows is the reason

@@ -49,3 +49,21 @@ def test_a_cause_said_to_be_unknown_is_no_stated_cause(text: str) -> None:
 def test_a_stated_cause_is_not_hedged() -> None:
     cues = text_cues("The torn gasket is why we kept getting E7: the cause was the door not sealing.")
     assert cues.hedge == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Polar Mechanical: office 555-0130, after-hours line 555-0139.",
+        "Drop-off at the after-school club.",
+        "Since-launch figures attached.",
+    ],
+)
+def test_a_marker_inside_a_hyphenated_word_is_no_cause_clause(text: str) -> None:
+    cues = text_cues(text)
+    assert not cues.clause and cues.before == cues.after == ""
+
+
+def test_a_marker_beside_a_hyphenated_word_still_counts() -> None:
+    assert text_cues("The walk-in warmed up after the breaker tripped.").clause
+    assert text_cues("Book a follow-up with the plumber.").action
