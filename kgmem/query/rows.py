@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Any, Mapping, Self, Sequence
 
 from ..results import Hit, cosine, from_epoch, retiring_order
@@ -118,10 +119,10 @@ class HitMap(PoolMap):
         )
 
 
-# the fields of each map class, in order: what :meth:`CandidateMap.of` reads of a row
-_COLUMNS: dict[type[CandidateMap], tuple[str, ...]] = {
-    c: tuple(f.name for f in fields(c)) for c in (CandidateMap, PoolMap, HitMap)
-}
+# the fields of each map class, in order: what :meth:`CandidateMap.of` reads of a row (an immutable table)
+_COLUMNS: Mapping[type[CandidateMap], tuple[str, ...]] = MappingProxyType(
+    {c: tuple(f.name for f in fields(c)) for c in (CandidateMap, PoolMap, HitMap)}
+)
 
 
 def map_of(row: Mapping[str, Any]) -> PoolMap:
