@@ -108,7 +108,7 @@ HEDGE = _words(
     r"dunno",
     r"can'?t tell",
     r"unclear",
-    r"mystery(?!\s+solved)",
+    r"mystery",
     r"(?:cause|reason)s? (?:(?:is|are|was|were|still|as yet) )*(?:unknown|unclear|tbd)",
     r"unknown (?:cause|reason)",
 )
@@ -136,28 +136,6 @@ ACTION = _words(
     r"pls",
     r"please",
 )
-# "since", "after", "following" followed by a time say when, not why ("in spam since yesterday", "down after
-# midnight", "since ~09:05"); followed by anything else they may give a cause ("since the update")
-_WHEN_MARKERS = frozenset({"since", "after", "following"})
-_A_TIME = re.compile(
-    r"\s+(?:(?:~|about|around|approx\.?|roughly)\s*)?(?:\d|yesterday|today|tonight|tomorrow|then\b|that\b|"
-    r"(?:this|last|that)\s+(?:morning|afternoon|evening|night|week|weekend|month|year|\w+day)\b|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|the\s+weekend\b|lunch\b|noon\b|midnight\b|dawn\b|"
-    r"(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\b|may\s+\d|"
-    r"(?:spring|summer|autumn|fall|winter)\b)",
-    re.IGNORECASE,
-)
-
-
-def _cause_clause(text: str) -> re.Match[str] | None:
-    """The first cause marker of ``text`` that gives a cause, not a time (:data:`_WHEN_MARKERS`)."""
-    for m in CAUSE_CLAUSE.finditer(text):
-        if m.group(0).lower() in _WHEN_MARKERS and _A_TIME.match(text, m.end()):
-            continue
-        return m
-    return None
-
-
 _QUESTION = re.compile(r"\?(?:\s|$)")
 _SPLIT = re.compile(r":|\s[-\u2013\u2014]+\s|;")
 # a dash between words: "-", "–", "—" or the "--" that plain text writes for one
@@ -189,8 +167,7 @@ class TextCues:
 def text_cues(text: str) -> TextCues:
     """The cause signals of ``text`` (its first :data:`MAX_SCAN` characters)."""
     t = text[:MAX_SCAN]
-    clause = _cause_clause(t)
-    marks = [m for m in (clause, EXPLANATION.search(t)) if m]
+    marks = [m for m in (CAUSE_CLAUSE.search(t), EXPLANATION.search(t)) if m]
     before = after = ""
     if marks:
         first = min(marks, key=lambda m: m.start())
@@ -201,7 +178,7 @@ def text_cues(text: str) -> TextCues:
                 before, after = t[: cut.start()].strip(), t[cut.end() :].strip()
     lower = t.lower()
     return TextCues(
-        clause=clause is not None,
+        clause=bool(CAUSE_CLAUSE.search(t)),
         explanation=len(EXPLANATION.findall(t)),
         hedge=len(HEDGE.findall(t)) + len(_QUESTION.findall(t)),
         action=len(ACTION.findall(t)),
