@@ -891,8 +891,8 @@ def cues(text: str) -> Cues:
     ingest in the same process reads its older neighbours' cues again for free). Each family of patterns is first tried as one union, so a text
     that holds none of them (most do not) costs one search, not one per pattern."""
     matched: list[str] = []
-    counts = {}
     raw: list[str] = []  # stop, switch and correction matches, negated or not
+    found: dict[str, list[str]] = {}
     for name, pattern in (
         ("stop", STOP),
         ("switch", SWITCH),
@@ -903,7 +903,7 @@ def cues(text: str) -> Cues:
     ):
         changing = name in ("stop", "switch", "correction")
         hits = _found(pattern, text, unless_negated=changing, raw=raw if changing else None)
-        counts[name] = len(hits)
+        found[name] = hits
         matched += [f"{name}:{h}" for h in hits]
     if _ANY_TRIGGER.search(text):
         for name, trigger, _ in IMPLICATIONS:
@@ -913,7 +913,7 @@ def cues(text: str) -> Cues:
     stopped: set[str] = set()
     # a text that states a change is tentative where the sentence stating it is ("if we switch to Fisher …"), not
     # for a hypothetical elsewhere in it ("Deadline moved again, now March 22. Dana says if we've submitted …")
-    tentative = _tentative(matched)
+    tentative = _uncommitted(found["hypothetical"])
     if raw:  # a sentence can state a change only where the whole text matches a change pattern
         stating: list[str] = []
         for sentence in _SENTENCE.findall(text):
@@ -928,16 +928,16 @@ def cues(text: str) -> Cues:
             if stops:
                 stopped |= _topics(sentence)
         if stating and tentative:
-            tentative = sum(_tentative([f"hypothetical:{h}" for h in _found(HYPOTHETICAL, s)]) for s in stating)
+            tentative = sum(_uncommitted(_found(HYPOTHETICAL, s)) for s in stating)
     every_token = tokens(text)
     negating = _NEGATING.search(text) is not None
     return Cues(
-        stop=counts["stop"],
-        switch=counts["switch"],
-        correction=counts["correction"],
-        still=counts["still"],
-        hypothetical=counts["hypothetical"],
-        temporary=counts["temporary"],
+        stop=len(found["stop"]),
+        switch=len(found["switch"]),
+        correction=len(found["correction"]),
+        still=len(found["still"]),
+        hypothetical=len(found["hypothetical"]),
+        temporary=len(found["temporary"]),
         negation=len(NEGATION.findall(text)),
         question=bool(QUESTION.search(text)),
         first_person=bool(FIRST_PERSON.search(text)),
@@ -959,9 +959,9 @@ def cues(text: str) -> Cues:
     )
 
 
-def _tentative(matched: Sequence[str]) -> int:
-    """How many of the matched cues are hypothetical ones that commit to nothing (not "will", "going to")."""
-    return sum(1 for m in matched if m.startswith("hypothetical:") and m[13:] not in _COMMITTED)
+def _uncommitted(hypothetical: Sequence[str]) -> int:
+    """How many of the hypothetical cues found commit to nothing (not "will", "going to")."""
+    return sum(1 for h in hypothetical if h not in _COMMITTED)
 
 
 def implied_retirements(newer_text: str, older_text: str) -> tuple[str, ...]:
