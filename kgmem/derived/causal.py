@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -325,15 +325,16 @@ def _states_clause(side: Side) -> bool:
 def _near_clause_in_memory(sides: Sequence[Side], clauses: dict[str, Any]) -> dict[str, list[str]]:
     """For each memory of ``clauses`` (id → its cause clause's unit vector), the other ``sides`` of its user at
     least :data:`PAIR_FLOOR` alike to the clause, exactly."""
+    import numpy as np
+
     out: dict[str, list[str]] = {}
-    by_id = {s.id: s for s in sides}
-    for i, vec in clauses.items():
-        user = by_id[i].user or ""
-        scored = sorted(
-            ((float(s.vector @ vec), s.id) for s in sides if s.id != i and (s.user or "") == user),
-            key=lambda x: (-x[0], x[1]),
-        )
-        out[i] = [j for sc, j in scored[:PAIR_CAP] if sc >= PAIR_FLOOR]
+    for members in _by_user(sides).values():
+        ids = [s.id for s in members]
+        mine = [r for r, i in enumerate(ids) if i in clauses]
+        if mine:
+            queries = np.stack([clauses[ids[r]] for r in mine])
+            matrix = np.stack([s.vector for s in members])
+            out.update(zip((ids[r] for r in mine), _each_best(queries, matrix, ids, mine)))
     return out
 
 
@@ -379,22 +380,47 @@ def _near_in_memory(sides: Sequence[Side]) -> dict[str, list[str]]:
     import numpy as np
 
     out: dict[str, list[str]] = {}
-    by_user: dict[str, list[Side]] = {}
-    for s in sides:
-        by_user.setdefault(s.user or "", []).append(s)
-    for members in by_user.values():
+    for members in _by_user(sides).values():
         if len(members) < 2:
             continue
         m = np.stack([s.vector for s in members])
         ids = [s.id for s in members]
-        for start in range(0, len(members), 1024):  # at most 1,024 rows of cosines at a time
-            sims = m[start : start + 1024] @ m.T
-            for r, row in enumerate(sims, start):
-                row[r] = -np.inf  # not itself
-                keep = np.nonzero(row >= PAIR_FLOOR)[0]
-                best = sorted(keep.tolist(), key=lambda c: (-float(row[c]), ids[c]))[:PAIR_CAP]
-                out[ids[r]] = [ids[c] for c in best]
+        out.update(zip(ids, _each_best(m, m, ids, range(len(ids)))))
     return out
+
+
+def _each_best(queries: Any, members: Any, ids: Sequence[str], itself: Sequence[int]) -> Iterator[list[str]]:
+    """For each row of ``queries`` (unit vectors), :func:`_best` of its cosines to ``members`` (whose ids are
+    ``ids``), leaving out the member at the row's position of ``itself``; at most 1,024 rows of cosines at a
+    time."""
+    for start in range(0, len(queries), 1024):
+        sims = queries[start : start + 1024] @ members.T
+        for row, me in zip(sims, itself[start : start + 1024]):
+            yield _best(row, ids, me)
+
+
+def _by_user(sides: Sequence[Side]) -> dict[str, list[Side]]:
+    """``sides`` by user, in their order."""
+    out: dict[str, list[Side]] = {}
+    for s in sides:
+        out.setdefault(s.user or "", []).append(s)
+    return out
+
+
+def _best(scores: Any, ids: Sequence[str], itself: int) -> list[str]:
+    """The ids of the at most :data:`PAIR_CAP` highest ``scores`` (a row of cosines to ``ids``) at least
+    :data:`PAIR_FLOOR`, most alike first and ties by id, leaving out position ``itself``. Only the scores at least
+    the :data:`PAIR_CAP`-th highest are sorted (its ties included), so a row of many alike memories costs a
+    partition, not a sort of them all."""
+    import numpy as np
+
+    keep = np.nonzero(scores >= PAIR_FLOOR)[0]
+    keep = keep[keep != itself]
+    if len(keep) > PAIR_CAP:
+        held = scores[keep]
+        keep = keep[held >= np.partition(held, len(held) - PAIR_CAP)[len(held) - PAIR_CAP]]
+    best = sorted(keep.tolist(), key=lambda c: (-float(scores[c]), ids[c]))[:PAIR_CAP]
+    return [ids[c] for c in best]
 
 
 def _near_by_index(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, list[str]]:
