@@ -8,7 +8,7 @@
 // returns: created (count of new edges)
 :param tenant => 'demo';
 :param links => [];
-:param transform => 'supersession/v2';
+:param transform => 'supersession/v3';
 :param checked => [];
 CALL () {
   UNWIND $links AS link

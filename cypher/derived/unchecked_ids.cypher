@@ -5,7 +5,7 @@
 // returns: id
 :param tenant => 'demo';
 :param ids => ['c1'];
-:param transform => 'supersession/v2';
+:param transform => 'supersession/v3';
 UNWIND $ids AS wanted
 MATCH (m:Memory:Episode {tenant: $tenant, id: wanted})
 WHERE m.origin = 'record' AND coalesce(m.supersession, '') <> $transform

@@ -49,7 +49,7 @@ from .change_cues import (
     someone_else,
 )
 
-TRANSFORM_VERSION = "supersession/v2"  # v2: vetoes (two people, a question, tentative) and rules beside the model
+TRANSFORM_VERSION = "supersession/v3"  # v3: a one-sentence report of a bounded past episode retires nothing
 MODEL_FILE = "supersession.json"
 PAIR_FLOOR = 0.3  # the least cosine of two records the pass pairs: every more alike pair of one user is scored
 NEIGHBOURS = 24  # at most this many of a memory's neighbours (the floor, not this cap, should decide)
@@ -148,12 +148,45 @@ def dated_past(text: str, at: dt.datetime) -> bool:
     return found.kind == "ago" or (found.kind in ("period", "weekday") and bool(_PAST_PHRASE.match(found.phrase)))
 
 
+# a duration: "for 20 minutes", "for two days", "for a few hours" (time units, not a data set's phrasings)
+_DURATION = re.compile(
+    r"\bfor\s+(?:(?:about|over|nearly|almost|around)\s+)?(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|a few|a couple of|several)\s*-?\s*"
+    r"(?:sec(?:ond)?s?|min(?:ute)?s?|h(?:ou)?rs?|hours?|days?|nights?|weeks?)\b",
+    re.IGNORECASE,
+)
+# what keeps a sentence with a duration open: a state that goes on ("has been down for 2 days"), a plan or a
+# habit ("will be closed for a week", "every day for 10 minutes"), a present change ("now off for 3 days")
+_ONGOING = re.compile(r"\b(?:been|will|now|currently|every|each|per|next|until|till|still)\b|['’]ll\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")
+
+
+@lru_cache(maxsize=65536)
+def bounded_episode(text: str) -> bool:
+    """Whether a memory is one sentence reporting an episode that lasted a stated time and is over ("Priya
+    reported that the gateway dropped requests for 532 minutes", "the API was down for 20 minutes"): what
+    happened then stays true, so it neither retires a statement nor is retired by one (a correction aside).
+    A note of several sentences is not read so: its other sentences may state what changes."""
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
+    return len(sentences) == 1 and bool(_DURATION.search(text)) and not _ONGOING.search(text)
+
+
 def pair_features(pair: Pair) -> dict[str, float]:
-    """The features of one (newer, older) pair (pure): the cheap ones (:func:`cheap_features`) and the rest
-    (:func:`costly_features`)."""
+    """The features of one (newer, older) pair (pure): the cheap ones (:func:`cheap_features`), the rest
+    (:func:`costly_features`) and the vetoes the model does not weigh (:func:`veto_values`)."""
     values = cheap_features(pair)
     values.update(costly_features(pair, values))
+    values.update(veto_values(pair))
     return values
+
+
+VETOES = ("episode",)  # what veto_values gives: read by decide, weighed by no model
+
+
+def veto_values(pair: Pair) -> dict[str, float]:
+    """The values :func:`decide` reads besides the model's features (pure): ``episode``, either memory is a
+    bounded past episode (:func:`bounded_episode`)."""
+    return {"episode": 1.0 if bounded_episode(pair.newer.text) or bounded_episode(pair.older.text) else 0.0}
 
 
 def cheap_features(pair: Pair) -> dict[str, float]:
@@ -323,13 +356,14 @@ def decide(
     and corrects nothing ("… still a cortado girl"), or when the older is a dated report of something that
     happened ("I won my first tournament last week", stating no change of its own) and the newer corrects
     nothing: what happened then stays true whatever happens next (no positive of the training data retires
-    one). Else by the model at or above its threshold; else by rule:
+    one); likewise when either is a one-sentence report of an episode that lasted a stated time
+    (:func:`bounded_episode`: "the gateway dropped requests for 532 minutes"). Else by the model at or above its threshold; else by rule:
     a correction that negates a word of the older ("correction: the 21st, not the 14th"), or the implications
     table (a diet, sobriety, a sale: :data:`~kgmem.derived.change_cues.IMPLICATIONS`) when the newer is no
     temporary arrangement and the older is not about someone else."""
     if values.get("someone_else") or values.get("question") or values.get("tentative") or values.get("other_entity"):
         return None
-    if values.get("older_dated_event") and not values.get("correction"):
+    if (values.get("older_dated_event") or values.get("episode")) and not values.get("correction"):
         return None
     if values.get("kept_in_clause") and not values.get("correction"):
         return None
@@ -649,6 +683,7 @@ def score(pairs: Sequence[Pair], model: PairModel) -> list[dict[str, Any]]:
         if reach or first[correction] or top[implication]:
             row = dict(zip(CHEAP, first))
             row.update(costly_features(pair, row))
+            row.update(veto_values(pair))
             kept.append(pair)
             rows.append(row)
     for pair, values, p in zip(kept, rows, model.probabilities(rows)):

@@ -51,7 +51,7 @@ def test_pair_features_read_both_sides():
     old = _side("o", "my number is 555-1111", 0)
     new = _side("n", "new number: 555-2222", 30)
     f = sup.pair_features(sup.Pair(new, old, 0.7))
-    assert set(f) == set(sup.FEATURES)
+    assert set(f) == set(sup.FEATURES) | set(sup.VETOES)
     assert f["new_number"] == 1.0 and f["same_value_kind"] == 1.0 and f["switch"] >= 1
     assert f["log_gap_days"] > 3 and f["other_entity"] == 0.0
 
@@ -263,3 +263,31 @@ def test_each_cheap_feature_carries_its_own_value():
     assert f["switch"] == 1.0 and f["hypothetical"] == f["tentative"] == 2.0 and f["stop"] == 0.0
     assert f["same_stream"] == 1.0 and f["log_gap_days"] == math.log1p(30)
     assert f["replaced_value"] == f["new_number"] == f["same_value_kind"] == 1.0 and f["older_changes"] == 0.0
+
+
+def test_a_report_of_an_episode_that_lasted_a_stated_time_retires_nothing():
+    """One sentence saying something happened for a stated time is over: another report of the same kind does
+    not retire it, nor does it retire a statement, whatever the model says; a correction still may."""
+    older = _side("o", "Sofia reported that the gateway failed for 514 minutes", 0)
+    newer = _side("n", "Priya reported that the gateway dropped requests for 532 minutes", 3)
+    f = sup.pair_features(sup.Pair(newer, older, 0.8))
+    assert f["episode"] == 1.0 and sup.decide(_model(10.0), f) is None
+    state = _side("s", "The gateway runs on two replicas", 0)
+    assert (
+        sup.decide(
+            _model(10.0), sup.pair_features(sup.Pair(_side("e", "The API was down for 20 minutes", 3), state, 0.6))
+        )
+        is None
+    )
+    fixed = _side("c", "Correction: the gateway failed for 415 minutes, not 514", 4)
+    assert sup.pair_features(sup.Pair(fixed, older, 0.8))["episode"] == 1.0
+    assert sup.decide(_model(10.0), sup.pair_features(sup.Pair(fixed, older, 0.8))) is not None
+    for still_open in (
+        "The gateway has been down for 2 days",  # a state that goes on
+        "The office will be closed for a week",  # a plan
+        "Standup moved to 10:00. It ran over for 20 minutes today.",  # several sentences: one may state a change
+        "I walk for 30 minutes every day",  # a habit
+    ):
+        assert not sup.bounded_episode(still_open), still_open
+    for over in ("Priya reported that gateway dropped requests for 532 minutes", "We lost power for about 3 hours."):
+        assert sup.bounded_episode(over), over
