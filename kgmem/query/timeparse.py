@@ -35,6 +35,10 @@ after <date>                                           [end of <date>, now] — 
 between <d1> and <d2>, from <d1> to/until/through <d2>  [start of d1, end of d2)
 a bare full date: 2026-03-01, March 1, 1 March,        that day (a bare "March 2026" is that month)
 March 1st, 2026, 3/1/2026 (US month/day/year)
+early / mid / late <Month>, the start / beginning /    that third of the month: days 1–10, 11–20, 21
+middle / end of <Month>                                to its end
+since / after / before / until such a part             a range from or to it, as for a <date>
+                                                       ("since the beginning of March": March 1 to now)
 =====================================================  ==============================================
 
 A <date> is any of: a day (the bare forms above, or a 2026-03 month), a month name with or without a year,
@@ -671,6 +675,20 @@ def _h_part_of_month(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
     return start.replace(day=first), (end if after is None else start.replace(day=after))
 
 
+def _h_part_range(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
+    """A range bounded by a part of a month: "since the beginning of March" (from March 1 to now), "after
+    mid-April" (from April 21), "before the end of May" (until May 21)."""
+    part = _h_part_of_month(m, q, now)
+    if part is None:
+        return None
+    prep = m.group("prep").lower()
+    if prep == "since":
+        return part[0], now
+    if prep == "after":
+        return part[1], now
+    return None, part[0]  # before / until / till / prior to: up to the part's start, as for a date
+
+
 # days a calendar fixes ("around Christmas"): the day itself, its most recent past occurrence
 _HOLIDAYS = MappingProxyType(
     {
@@ -738,6 +756,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = tuple(
         (_rx(rf"{_L}on\s+(?P<d>{_DATE}){_POSS}"), _h_on),
         (
             _rx(
+                rf"{_L}(?P<prep>since|after|before|until|till|prior\s+to)\s+(?:the\s+)?(?:(?P<part>early|mid|late)"
+                rf"(?:\s*-\s*|\s+)|(?P<part2>start|beginning|middle|end)\s+of\s+)(?P<d>{_F_MONTH_YEAR}|{_F_MONTH}){_POSS}"
+            ),
+            _h_part_range,
+        ),
+        (
+            _rx(
                 rf"{_L}(?:(?:in|at|around|by|during|from)\s+)?(?:the\s+)?(?:(?P<part>early|mid|late)(?:\s*-\s*|\s+)|"
                 rf"(?P<part2>start|beginning|middle|end)\s+of\s+)(?P<d>{_F_MONTH_YEAR}|{_F_MONTH}){_POSS}"
             ),
@@ -756,6 +781,7 @@ _KINDS: Mapping[_Handler, str] = MappingProxyType(
         _h_since: "range",
         _h_before: "range",
         _h_after: "range",
+        _h_part_range: "range",
         _h_rolling_n: "rolling",
         _h_rolling_1: "rolling",
         _h_last_period: "period",

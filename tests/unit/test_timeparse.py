@@ -139,6 +139,18 @@ POSITIVE = [
     (NOV, "early October 2023 outage", U(2023, 10, 1), U(2023, 10, 11), "early October 2023", "outage"),
     (NOV, "at the end of May, who", U(2026, 5, 21), U(2026, 6, 1), "at the end of May", "who"),
     (NOV, "we start March 3rd", U(2026, 3, 3), U(2026, 3, 4), "March 3rd", "we start"),
+    # a range from or to a part of a month: "since" the part's start, "after" its end, "before" its start
+    (
+        NOV,
+        "What has happened with the grant since the beginning of March?",
+        U(2026, 3, 1),
+        NOV,
+        "since the beginning of March",
+        "What has happened with the grant?",
+    ),
+    (NOV, "changes since mid-April", U(2026, 4, 11), NOV, "since mid-April", "changes"),
+    (NOV, "what shipped after late October 2025", U(2025, 11, 1), NOV, "after late October 2025", "what shipped"),
+    (NOV, "deploys before the end of May", None, U(2026, 5, 21), "before the end of May", "deploys"),
     (
         NOV,
         "Around Christmas, what was the plan?",
