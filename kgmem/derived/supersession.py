@@ -357,10 +357,10 @@ def decide(
     happened ("I won my first tournament last week", stating no change of its own) and the newer corrects
     nothing: what happened then stays true whatever happens next (no positive of the training data retires
     one); likewise when either is a one-sentence report of an episode that lasted a stated time
-    (:func:`bounded_episode`: "the gateway dropped requests for 532 minutes"). Else by the model at or above its threshold; else by rule:
-    a correction that negates a word of the older ("correction: the 21st, not the 14th"), or the implications
-    table (a diet, sobriety, a sale: :data:`~kgmem.derived.change_cues.IMPLICATIONS`) when the newer is no
-    temporary arrangement and the older is not about someone else."""
+    (:func:`bounded_episode`: "the gateway dropped requests for 532 minutes"). Else by the model at or above its
+    threshold; else by rule: a correction that negates a word of the older ("correction: the 21st, not the
+    14th"), or the implications table (a diet, sobriety, a sale: :data:`~kgmem.derived.change_cues.IMPLICATIONS`)
+    when the newer is no temporary arrangement and the older is not about someone else."""
     if values.get("someone_else") or values.get("question") or values.get("tentative") or values.get("other_entity"):
         return None
     if (values.get("older_dated_event") or values.get("episode")) and not values.get("correction"):

@@ -291,3 +291,26 @@ def test_a_report_of_an_episode_that_lasted_a_stated_time_retires_nothing():
         assert not sup.bounded_episode(still_open), still_open
     for over in ("Priya reported that gateway dropped requests for 532 minutes", "We lost power for about 3 hours."):
         assert sup.bounded_episode(over), over
+
+
+def test_the_speed_corpus_s_incident_reports_retire_none_of_each_other():
+    """The synthetic ops corpus (kgmem_bench.corpus) writes many one-sentence reports of the same kind about the
+    same services ("Priya reported that gateway dropped requests for 532 minutes"): every pair of them, scored by
+    the shipped model and the vetoes as the pass would, is left unlinked."""
+    from kgmem_bench.corpus import generate
+
+    reports = [r for r in generate(600).records if r["id"].endswith("-sym")]
+    assert len(reports) > 50
+    sides = [
+        sup.Side(
+            r["id"],
+            r["text"],
+            dt.datetime.fromisoformat(r["at"].replace("Z", "+00:00")),
+            sup.own_names(r["text"]),
+            None,
+            cues(r["text"]),
+        )
+        for r in reports
+    ]
+    pairs = [sup.Pair(n, o, 0.85) for n in sides for o in sides if n.at > o.at]
+    assert sup.score(pairs, sup.shipped()) == []
