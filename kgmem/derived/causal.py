@@ -278,8 +278,9 @@ def neighbourhoods(
     from .supersession import newest_outside
 
     in_memory = newest_outside(store, tenant, new) is None and len(new) <= IN_MEMORY_PAIRS_MAX
+    groups = _user_vectors([known[i][0] for i in new]) if in_memory else None
     if in_memory:
-        near = _near_in_memory([known[i][0] for i in new])
+        near = _near_in_memory([known[i][0] for i in new], groups)
         affected = new
     else:
         first = _near_by_index(store, tenant, new)
@@ -298,7 +299,7 @@ def neighbourhoods(
         }
         if clauses:
             extra = (
-                _near_clause_in_memory([known[i][0] for i in new], clauses)
+                _near_clause_in_memory([known[i][0] for i in new], clauses, groups)
                 if in_memory
                 else _near_clause_by_index(store, tenant, clauses)
             )
@@ -322,18 +323,22 @@ def _states_clause(side: Side) -> bool:
     return c.clause and len(c.after.split()) >= 3
 
 
-def _near_clause_in_memory(sides: Sequence[Side], clauses: dict[str, Any]) -> dict[str, list[str]]:
+UserVectors = tuple[list[str], Any]  # one user's memory ids and their unit vectors stacked in that order
+
+
+def _near_clause_in_memory(
+    sides: Sequence[Side], clauses: dict[str, Any], groups: list[UserVectors] | None = None
+) -> dict[str, list[str]]:
     """For each memory of ``clauses`` (id → its cause clause's unit vector), the other ``sides`` of its user at
-    least :data:`PAIR_FLOOR` alike to the clause, exactly."""
+    least :data:`PAIR_FLOOR` alike to the clause, exactly (``groups``: :func:`_user_vectors` of ``sides``, when
+    the caller has them)."""
     import numpy as np
 
     out: dict[str, list[str]] = {}
-    for members in _by_user(sides).values():
-        ids = [s.id for s in members]
+    for ids, matrix in _user_vectors(sides) if groups is None else groups:
         mine = [r for r, i in enumerate(ids) if i in clauses]
         if mine:
             queries = np.stack([clauses[ids[r]] for r in mine])
-            matrix = np.stack([s.vector for s in members])
             out.update(zip((ids[r] for r in mine), _each_best(queries, matrix, ids, mine)))
     return out
 
@@ -375,17 +380,13 @@ def _near_clause_by_index(store: Store, tenant: str, clauses: dict[str, Any]) ->
     return _index_neighbours(store, "derived/cause_clause_neighbors", tenant, "queries", queries)
 
 
-def _near_in_memory(sides: Sequence[Side]) -> dict[str, list[str]]:
-    """Every pair of ``sides`` (one user) at least :data:`PAIR_FLOOR` alike, exactly."""
-    import numpy as np
-
+def _near_in_memory(sides: Sequence[Side], groups: list[UserVectors] | None = None) -> dict[str, list[str]]:
+    """Every pair of ``sides`` (one user) at least :data:`PAIR_FLOOR` alike, exactly (``groups`` as for
+    :func:`_near_clause_in_memory`)."""
     out: dict[str, list[str]] = {}
-    for members in _by_user(sides).values():
-        if len(members) < 2:
-            continue
-        m = np.stack([s.vector for s in members])
-        ids = [s.id for s in members]
-        out.update(zip(ids, _each_best(m, m, ids, range(len(ids)))))
+    for ids, m in _user_vectors(sides) if groups is None else groups:
+        if len(ids) >= 2:
+            out.update(zip(ids, _each_best(m, m, ids, range(len(ids)))))
     return out
 
 
@@ -399,12 +400,14 @@ def _each_best(queries: Any, members: Any, ids: Sequence[str], itself: Sequence[
             yield _best(row, ids, me)
 
 
-def _by_user(sides: Sequence[Side]) -> dict[str, list[Side]]:
-    """``sides`` by user, in their order."""
-    out: dict[str, list[Side]] = {}
+def _user_vectors(sides: Sequence[Side]) -> list[UserVectors]:
+    """``sides`` by user, in their order: each user's ids and the matrix of their vectors."""
+    import numpy as np
+
+    by_user: dict[str, list[Side]] = {}
     for s in sides:
-        out.setdefault(s.user or "", []).append(s)
-    return out
+        by_user.setdefault(s.user or "", []).append(s)
+    return [([s.id for s in members], np.stack([s.vector for s in members])) for members in by_user.values()]
 
 
 def _best(scores: Any, ids: Sequence[str], itself: int) -> list[str]:
