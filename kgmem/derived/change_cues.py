@@ -843,6 +843,11 @@ def tokens_outside_negation(text: str) -> frozenset[str]:
 _CACHE = 1 << 16  # texts remembered by the per-text helpers below (the pass pairs each memory with up to 16)
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text`` as the cues read them (split at . ! ? ; and line ends), blank ones left out."""
+    return [s for s in _SENTENCE.findall(text) if s.strip()] or [text]
+
+
 @lru_cache(maxsize=_CACHE)
 def _sentences(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple((s, content_words(s)) for s in (_SENTENCE.findall(text) or [text]))

@@ -46,6 +46,7 @@ from .change_cues import (
     keeps_without_change,
     nearest_sentence,
     qualifiers,
+    sentences,
     someone_else,
 )
 
@@ -158,7 +159,6 @@ _DURATION = re.compile(
 # what keeps a sentence with a duration open: a state that goes on ("has been down for 2 days"), a plan or a
 # habit ("will be closed for a week", "every day for 10 minutes"), a present change ("now off for 3 days")
 _ONGOING = re.compile(r"\b(?:been|will|now|currently|every|each|per|next|until|till|still)\b|['’]ll\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n")
 
 
 @lru_cache(maxsize=65536)
@@ -167,8 +167,7 @@ def bounded_episode(text: str) -> bool:
     reported that the gateway dropped requests for 532 minutes", "the API was down for 20 minutes"): what
     happened then stays true, so it neither retires a statement nor is retired by one (a correction aside).
     A note of several sentences is not read so: its other sentences may state what changes."""
-    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip()]
-    return len(sentences) == 1 and bool(_DURATION.search(text)) and not _ONGOING.search(text)
+    return len(sentences(text)) == 1 and bool(_DURATION.search(text)) and not _ONGOING.search(text)
 
 
 def pair_features(pair: Pair) -> dict[str, float]:
