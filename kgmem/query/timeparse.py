@@ -716,6 +716,12 @@ def _h_holiday(m: re.Match[str], q: str, now: dt.datetime) -> Span | None:
 _UNITS_N = r"(?P<unit>minutes?|hours?|days?|weeks?|months?|years?)"
 _BARE_DATE = "(?:" + "|".join([_F_MD, _F_DM, _F_ISO_DAY, _F_US, _F_MONTH_YEAR]) + ")"
 
+# a part of a month, as :func:`_h_part_of_month` reads it: "the start of March", "mid-April", "late Nov 2024"
+_PART_OF = (
+    rf"(?:the\s+)?(?:(?P<part>early|mid|late)(?:\s*-\s*|\s+)|(?P<part2>start|beginning|middle|end)\s+of\s+)"
+    rf"(?P<d>{_F_MONTH_YEAR}|{_F_MONTH}){_POSS}"
+)
+
 _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = tuple(
     [
         (
@@ -755,17 +761,11 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Handler], ...] = tuple(
         (_rx(rf"{_L}after\s+(?P<d>{_DATE}){_POSS}"), _h_after),
         (_rx(rf"{_L}on\s+(?P<d>{_DATE}){_POSS}"), _h_on),
         (
-            _rx(
-                rf"{_L}(?P<prep>since|after|before|until|till|prior\s+to)\s+(?:the\s+)?(?:(?P<part>early|mid|late)"
-                rf"(?:\s*-\s*|\s+)|(?P<part2>start|beginning|middle|end)\s+of\s+)(?P<d>{_F_MONTH_YEAR}|{_F_MONTH}){_POSS}"
-            ),
+            _rx(rf"{_L}(?P<prep>since|after|before|until|till|prior\s+to)\s+{_PART_OF}"),
             _h_part_range,
         ),
         (
-            _rx(
-                rf"{_L}(?:(?:in|at|around|by|during|from)\s+)?(?:the\s+)?(?:(?P<part>early|mid|late)(?:\s*-\s*|\s+)|"
-                rf"(?P<part2>start|beginning|middle|end)\s+of\s+)(?P<d>{_F_MONTH_YEAR}|{_F_MONTH}){_POSS}"
-            ),
+            _rx(rf"{_L}(?:(?:in|at|around|by|during|from)\s+)?{_PART_OF}"),
             _h_part_of_month,
         ),
         (_rx(rf"{_L}(?:(?:on|at|around|by|over|for)\s+)?(?P<h>{_HOLIDAY})(?:\s+(?P<y>{_YEAR}))?\b{_POSS}"), _h_holiday),
