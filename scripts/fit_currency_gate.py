@@ -109,7 +109,16 @@ def collect(name: str) -> list[dict]:
                         x = currency.gate_features(
                             float(conf) if conf is not None else 1.0, h.text or "", s["id"], h.id, where
                         )
-                        links.append({"old": h.id, "new": s["id"], "x": x, "rule": s.get("by") == "rule"})
+                        links.append(
+                            {
+                                "old": h.id,
+                                "new": s["id"],
+                                "x": x,
+                                "rule": s.get("by") == "rule",
+                                "old_text": h.text or "",
+                                "new_text": text_of.get(s["id"], ""),
+                            }
+                        )
                 out.append(
                     {
                         "set": name,
