@@ -20,7 +20,7 @@ from . import own_keywords
 from .filters import Filters
 from .plan import Ask, Learnt, Plan, Progress, Rows, Statement, Stats, advance, plan, updated_share
 from .question import Keys, Question
-from .registry import REGISTRY
+from .registry import REGISTRY, run_as
 from .rows import CandidateMap, Candidates, CandidatesRow, ChannelRow, EntityRow, Scored
 from .tenant_stats import TenantStats
 
@@ -80,9 +80,11 @@ def read_stats(
         version, small = corpus.version, corpus.version[0]
     else:
         small = own_keywords.small_size(store, tenant, version) if filtered and vectors else None
-    given = None if corpus is None else own_keywords.rankings(corpus, keys.terms, channels)
-    shares = {c: state.share(tenant, c) for c in dict.fromkeys(("vector", "keyword", *channels))}
-    return Stats(filtered, shares, state.exact_runs(tenant), small, given, version)
+    as_itself = corpus is not None and corpus.as_itself
+    run, _ = run_as(channels, as_itself)  # a context channel that takes its own channel's ranking is not ranked
+    given = None if corpus is None else own_keywords.rankings(corpus, keys.terms, run)
+    shares = {c: state.share(tenant, c) for c in dict.fromkeys(("vector", "keyword", *run))}
+    return Stats(filtered, shares, state.exact_runs(tenant), small, given, version, as_itself)
 
 
 def ask_of(q_keys: Keys, filters: Filters, channels: tuple[str, ...], depth: int, overfetch: int, stats: Stats) -> Ask:
@@ -159,6 +161,9 @@ def finish(store: Store, started: Started, vector: list[float] | None) -> Found:
     else:  # the planner widens at most up to its cap: a plan that does not end is a bug, not a slow query
         raise RuntimeError(f"recall's plan did not settle in {MAX_ROUNDS} rounds: {[s.name for s in todo]}")
     found = {name: progress[name].candidates() for name in ask.channels}
+    for name, own in made.mirrors.items():  # a context channel that takes its own channel's ranking
+        found[name] = found[own].taken_by(name)
+    found = {name: found[name] for name in made.asked()}
     return Found(found, details, sent, ask.stats)
 
 

@@ -85,10 +85,12 @@ class Corpus:
     version: tuple[int, Any]
     ids: list[str]
     fields: dict[str, Field]
+    as_itself: bool = False  # every memory's context texts are its own text (no exchange around any of them)
 
     @classmethod
     def build(cls, version: tuple[int, Any], rows: Sequence[dict[str, Any]]) -> Corpus:
         ids = [r["id"] for r in rows]
+        as_itself = all(r.get("context_text") == r.get("text") == r.get("window_text") for r in rows)
         fields = {}
         for channel, prop in KEYWORD_FIELDS.items():
             docs = [analyse(r.get(prop) or r.get("text")) for r in rows]
@@ -99,7 +101,7 @@ class Corpus:
             # an empty tenant has no statistics; rank-bm25 divides by the number of documents
             bm25 = LuceneBM25([d or [""] for d in docs], k1=K1, b=B) if docs else None
             fields[channel] = Field(bm25, postings, docs)
-        return cls(version, ids, fields)
+        return cls(version, ids, fields, as_itself)
 
     def rank(self, channel: str, weighted: Sequence[tuple[str, float]]) -> list[dict[str, Any]]:
         """Every document matching a term of the question, best first (score, then id): ``{id, score}``. A term

@@ -29,13 +29,13 @@ index again.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping, Sequence
 
 from ..results import jsonable
 from . import lucene
 from .own_keywords import Given
-from .registry import REGISTRY, families
+from .registry import REGISTRY, families, run_as
 from .rows import Candidates, CandidatesRow, ChannelRow, EntityRow, Scored
 
 MAX_FETCH = 4000
@@ -73,7 +73,9 @@ class Stats:
     ``shares``: per channel, the share of its index's candidates that survived the rule last time (None: not
     measured); ``exact_runs``: how many exact-scan decisions this tenant has had (5.26); ``small``: the tenant's
     size when it is small enough for its own keyword statistics, else None; ``given``: the keyword channels'
-    rankings by those statistics (None: Lucene ranks); ``version``: the tenant's version they were read at."""
+    rankings by those statistics (None: Lucene ranks); ``version``: the tenant's version they were read at;
+    ``as_itself``: no memory of the (small) tenant has an exchange around it, so its context texts and vectors
+    are its own (:data:`kgmem.query.registry.AS_ITSELF`)."""
 
     filtered_vector_search: bool
     shares: Mapping[str, float | None] = field(default_factory=dict)
@@ -81,6 +83,7 @@ class Stats:
     small: int | None = None
     given: Given | None = None
     version: tuple[int, Any] | None = None  # the tenant's version the statistics were read at (None: not read)
+    as_itself: bool = False  # every memory reads as itself: each context channel is its own channel's ranking
 
     def share(self, channel: str) -> float | None:
         return self.shares.get(channel)
@@ -192,9 +195,15 @@ class Plan:
     statements: tuple[Statement, ...]
     settled: Mapping[str, Progress] = field(default_factory=dict)
     learnt: tuple[Learnt, ...] = ()
+    mirrors: Mapping[str, str] = field(default_factory=dict)  # a channel not run -> the channel whose ranking it takes
+    channels: tuple[str, ...] = ()  # the channels asked for, in their order (empty: those of ``ask``)
 
     def to_dict(self) -> list[dict[str, Any]]:
         return [s.to_dict() for s in self.statements]
+
+    def asked(self) -> tuple[str, ...]:
+        """The channels the recall asked for, in its order: those run, and those that take another's ranking."""
+        return self.channels or self.ask.channels
 
 
 # ---------------------------------------------------------------------------- fetch sizing (pure)
@@ -257,8 +266,27 @@ def exact_due(stats: Stats, depth: int) -> bool:
 
 
 def plan(ask: Ask) -> Plan:
-    """The first round of statements for ``ask`` (see the module's docstring)."""
-    return _window_plan(ask) if ask.window else _candidates_plan(ask)
+    """The first round of statements for ``ask`` (see the module's docstring). In a tenant whose memories all
+    read as themselves (``Stats.as_itself``) a context channel is not searched: it takes the ranking of the
+    channel of the memory's own text or vector (:func:`kgmem.query.registry.run_as`), which is the same; the
+    plan's ``mirrors`` say which, and its statements say so in ``why``."""
+    asked = ask.channels
+    run, mirrors = run_as(asked, ask.stats.as_itself)
+    if mirrors:
+        ask = replace(ask, channels=run)
+    made = _window_plan(ask) if ask.window else _candidates_plan(ask)
+    if not mirrors:
+        return made
+    statements = []
+    for st in made.statements:
+        took = [m for m, own in mirrors.items() if own in st.channels]
+        if took:
+            st = replace(
+                st,
+                why=f"{st.why}; {', '.join(took)} take the ranking of {', '.join(dict.fromkeys(mirrors[m] for m in took))}: every memory of the tenant reads as itself",
+            )
+        statements.append(st)
+    return replace(made, statements=tuple(statements), mirrors=mirrors, channels=asked)
 
 
 def _candidates_plan(ask: Ask) -> Plan:

@@ -15,12 +15,14 @@ statement blocks), so the two cannot drift.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from ..store.rules import KEYWORD_FIELDS, KEYWORD_INDEXES, VECTOR_INDEXES
 
-__all__ = ("CHANNELS", "Channel", "Family", "REGISTRY", "channel", "families")
+__all__ = ("AS_ITSELF", "CHANNELS", "Channel", "Family", "REGISTRY", "channel", "families", "run_as")
 
 Family = Literal["vector", "keyword", "entity"]
 Need = Literal["vector", "words", "entities"]
@@ -91,6 +93,23 @@ CHANNELS: tuple[str, ...] = tuple(REGISTRY)
 
 def channel(name: str) -> Channel:
     return REGISTRY[name]
+
+
+# A memory with no neighbour in its exchange reads as itself (kgmem.derived.context): its context text and vectors
+# are its own, so each context channel ranks it as the channel of its own text or vector does.
+AS_ITSELF: Mapping[str, str] = MappingProxyType(
+    {"context_vector": "vector", "wide_vector": "vector", "context_keyword": "keyword", "window_keyword": "keyword"}
+)
+
+
+def run_as(channels: tuple[str, ...], as_itself: bool) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The channels to run for ``channels`` and, per channel not run, the channel whose ranking it takes: when
+    every memory of the tenant reads as itself (``as_itself``), each context channel is its own channel's
+    ranking (:data:`AS_ITSELF`), so only that one is searched; otherwise every channel runs."""
+    if not as_itself:
+        return channels, {}
+    mirrors = {c: AS_ITSELF[c] for c in channels if c in AS_ITSELF}
+    return tuple(dict.fromkeys(mirrors.get(c, c) for c in channels)), mirrors
 
 
 def families(channels: tuple[str, ...]) -> list[tuple[str, ...]]:

@@ -202,6 +202,11 @@ class Candidates:
         scores = [h.score for h in hits] if spec.is_keyword else [cosine(h.score) for h in hits]
         return cls(name, [h.id for h in hits], scores, {**detail, "score": spec.score})
 
+    def taken_by(self, name: str) -> Candidates:
+        """These candidates as the ranking of channel ``name``, which takes them without a search of its own
+        (a context channel in a tenant whose memories all read as themselves)."""
+        return Candidates(name, list(self.ids), list(self.scores), {**self.detail, "same_as": self.channel})
+
     def to_dict(self) -> dict[str, Any]:
         scores = [None if s is None else round(float(s), 6) for s in self.scores]
         return {"ids": self.ids, "scores": scores, **self.detail}

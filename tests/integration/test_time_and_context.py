@@ -255,3 +255,37 @@ def res_asked(mg, question):
 
     f, _ = build_filters(question, tenant=mg.tenant, now=None)
     return meaning.asked(clean_text(question), None if f.time_rest is None else clean_text(f.time_rest))
+
+
+def test_a_tenant_of_notes_searches_no_context_channel_and_ranks_as_if_it_had(mg):
+    """Notes with no exchange around them read as themselves: each context channel takes the ranking of the
+    channel of the memory's own text or vector (the same ranking, one search instead of three); a tenant that
+    gains a conversation searches every channel again."""
+    notes = [
+        {"id": "n1", "text": "The office gym closes at 9pm on weekdays", "at": "2026-01-05"},
+        {"id": "n2", "text": "Maya adopted a greyhound called Pixel", "at": "2026-02-11"},
+        {"id": "n3", "text": "Pixel the greyhound is scared of the vacuum cleaner", "at": "2026-03-02"},
+    ]
+    assert mg.ingest(notes).errors == []
+    res = mg.recall("What is Maya's greyhound called?", explain=True)
+    channels = res.explain["channels"]
+    same = {name: c.get("same_as") for name, c in channels.items()}
+    assert same["context_vector"] == same["wide_vector"] == "vector"
+    assert same["context_keyword"] == same["window_keyword"] == "keyword"
+    assert [c for s in res.explain["plan"] for c in s["channels"]] == ["vector", "keyword", "entity"]
+    for name, own in (("context_vector", "vector"), ("window_keyword", "keyword")):
+        assert channels[name]["ids"] == channels[own]["ids"]
+        assert all(h.channels[name] == h.channels[own] for h in res.hits)
+    assert res.hits[0].id == "n2"
+    # the context channel named alone answers from its own channel's search, under its own name
+    alone = mg.recall("What is Maya's greyhound called?", channels=["window_keyword"], explain=True)
+    assert [h.id for h in alone.hits] == channels["keyword"]["ids"][: len(alone.hits)]
+    # a conversation arrives: its turns are read with their neighbours, so every channel is searched again
+    turns = [
+        {"id": "t1", "text": "Maya: the vet says Pixel is healthy", "at": "2026-03-10T10:00:00Z"},
+        {"id": "t2", "text": "Leo: great news about the greyhound!", "at": "2026-03-10T10:00:30Z"},
+    ]
+    assert mg.ingest([{**t, "stream": "chat/1"} for t in turns]).errors == []
+    again = mg.recall("What is Maya's greyhound called?", explain=True)
+    assert not any(c.get("same_as") for c in again.explain["channels"].values())
+    assert {c for s in again.explain["plan"] for c in s["channels"]} >= {"context_vector", "window_keyword"}

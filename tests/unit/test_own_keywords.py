@@ -51,6 +51,14 @@ def test_context_channels_read_their_own_text_or_the_memorys():
     assert Corpus.build((0, None), []).rank("keyword", [("pottery", 1.0)]) == []
 
 
+def test_a_tenant_reads_as_itself_only_when_every_memorys_context_is_its_own_text():
+    own = [{"id": i, "text": t, "context_text": t, "window_text": t} for i, t in (("a", "kiln"), ("b", "glaze"))]
+    assert Corpus.build((2, None), own).as_itself
+    assert not Corpus.build((4, None), ROWS).as_itself  # b is read with its neighbour
+    unread = [*own[:1], {"id": "c", "text": "clay", "context_text": None, "window_text": None}]
+    assert not Corpus.build((2, None), unread).as_itself  # a context not derived yet is not taken for its own
+
+
 def test_the_ranking_reads_the_tenants_documents_only():
     """The same documents rank the same whatever other corpora exist: statistics are per corpus."""
     mine = Corpus.build((4, None), ROWS)

@@ -62,6 +62,26 @@ def test_the_plan_is_a_function_of_what_is_asked_and_known():
     assert vectors.params["vector_fetch"] == 1300 and words.params["keyword_fetch"] == 650
 
 
+@pytest.mark.parametrize("window", [False, True])
+def test_where_every_memory_reads_as_itself_a_context_channel_takes_its_own_channels_ranking(window):
+    alone = pl.plan(ask(pl.Stats(True, as_itself=True), window=window))
+    run = {c for s in alone.statements for c in s.channels} | set(alone.settled)
+    assert run == {"vector", "keyword", "entity"}  # the context channels are not searched
+    assert alone.mirrors == {
+        "context_vector": "vector",
+        "wide_vector": "vector",
+        "context_keyword": "keyword",
+        "window_keyword": "keyword",
+    }
+    assert alone.asked() == CHANNELS  # what the recall asked for, in its order
+    assert any("take the ranking of vector" in s.why for s in alone.statements)
+    full = pl.plan(ask(pl.Stats(True), window=window))  # a tenant with an exchange: every channel runs
+    assert not full.mirrors and {c for s in full.statements for c in s.channels} | set(full.settled) == set(CHANNELS)
+    # a context channel asked for alone runs its own channel's search under its own name
+    only = pl.plan(ask(pl.Stats(True, as_itself=True), channels=("window_keyword",), window=window))
+    assert [s.channels for s in only.statements] == [("keyword",)] and only.asked() == ("window_keyword",)
+
+
 def test_only_the_named_channels_run_and_the_entities_are_matched_only_when_named():
     (only,) = pl.plan(ask(channels=("vector", "keyword"))).statements[1:]
     assert only.channels == ("keyword",) and only.params["key_ngrams"] is None
