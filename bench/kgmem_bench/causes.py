@@ -25,16 +25,15 @@ answers), why and recall p50 latency, the derived edges ingest wrote. Per-questi
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .devsets import DevSet, load_cases
 from .runner import BenchContext, suite
-from .updates import BM25, DATASETS_DIR, FUSED, RRF_K, VECTOR, CaseBaselines, _texts_allowed, percentile_ms
+from .updates import BM25, FUSED, RRF_K, VECTOR, CaseBaselines, _texts_allowed, percentile_ms
 from .updates import quick_selection as _quick_by
 
 
@@ -58,7 +57,6 @@ def why_answer_ids(why: Any) -> list[str] | None:
 
 
 DATA_FILE = "causes-dev.json"
-DEFAULT_CAUSES = DATASETS_DIR / "causes-dev"
 ENV = "KGMEM_CAUSES"
 FAILURES_FILE = "causes_failures.jsonl"
 DATASET = "causes-dev"
@@ -78,45 +76,10 @@ SYSTEMS = (WHY, RECALL, VECTOR, BM25, FUSED)
 # --------------------------------------------------------------------------- locating and loading the data
 
 
-def causes_path() -> Path:
-    """``$KGMEM_CAUSES`` (a folder, or the JSON file itself), else ``../shared/datasets/causes-dev``."""
-    return Path(os.environ.get(ENV) or DEFAULT_CAUSES)
-
-
-def _data_file(path: str | os.PathLike[str]) -> Path:
-    p = Path(path)
-    return p / DATA_FILE if p.is_dir() or not p.suffix else p
-
-
-def causes_missing(path: str | os.PathLike[str] | None = None) -> dict | None:
-    """None when ``causes-dev.json`` is there; else a one-row table saying the suite was skipped and how to fix it."""
-    where = _data_file(path if path is not None else causes_path())
-    if where.is_file():
-        return None
-    return {
-        "title": f"{DATASET}: skipped",
-        "columns": ["reason", "looked at", "how to get it"],
-        "rows": [
-            [
-                f"{DATA_FILE} (the causes development set) not found",
-                str(where),
-                f"set {ENV}=<folder holding {DATA_FILE}> (or the file); it is in ../shared/datasets/causes-dev "
-                "beside a kgmem checkout. Never copy it into the repository",
-            ]
-        ],
-    }
-
-
-def load_cases(path: str | os.PathLike[str]) -> list[dict]:
-    """A JSON list of cases (the README's format), in file order; raises on a case without its fields."""
-    cases = json.loads(Path(path).read_text())
-    if not isinstance(cases, list):
-        raise ValueError(f"{path}: expected a JSON list of cases")
-    for c in cases:
-        missing = {"key", "kind", "memories", "questions"} - set(c)
-        if missing:
-            raise ValueError(f"{path}: case {c.get('key', '?')} lacks {sorted(missing)}")
-    return cases
+CAUSES = DevSet(DATASET, ENV, "causes-dev", DATA_FILE, "the causes development set")
+causes_path = CAUSES.path  # $KGMEM_CAUSES (a folder, or the file itself), else ../shared/datasets/causes-dev
+_data_file = CAUSES.data_file
+causes_missing = CAUSES.missing
 
 
 def check_cases(cases: Sequence[dict]) -> list[str]:

@@ -30,11 +30,11 @@ import numpy as np
 
 from kgmem.calendar_names import MONTH_NUMBERS
 
+from .devsets import DevSet
 from .runner import BenchContext, suite
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_FILE = "locomo5.json"
-DEFAULT_LOCOMO = ROOT.parent / "shared" / "datasets" / "locomo-dev"
 
 CATEGORIES: dict[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 ANSWERABLE = (1, 2, 3, 4)
@@ -63,34 +63,17 @@ GOALS = {  # the issue's goals for kgmem
 # --------------------------------------------------------------------------- locating the data
 
 
-def locomo_path() -> Path:
-    """Where the dataset is looked for: ``$KGMEM_LOCOMO`` (a folder, or the JSON file itself), else
-    ``../shared/datasets/locomo-dev`` beside the checkout."""
-    return Path(os.environ.get("KGMEM_LOCOMO") or DEFAULT_LOCOMO)
-
-
-def _data_file(path: str | os.PathLike[str]) -> Path:
-    p = Path(path)
-    return p / DATA_FILE if p.is_dir() or not p.suffix else p
-
-
-def locomo_missing(path: str | os.PathLike[str] | None = None) -> dict | None:
-    """None when ``locomo5.json`` is there; else a one-row table saying the suite was skipped and how to fix it."""
-    where = _data_file(path if path is not None else locomo_path())
-    if where.is_file():
-        return None
-    return {
-        "title": "LoCoMo conversations: skipped",
-        "columns": ["reason", "looked at", "how to get it"],
-        "rows": [
-            [
-                f"{DATA_FILE} (LoCoMo, development half) not found",
-                str(where),
-                "set KGMEM_LOCOMO to a folder holding locomo5.json, the LoCoMo development half; it is in "
-                "../shared/datasets/locomo-dev beside a kgmem checkout (CC BY-NC: never copy it into the repo)",
-            ]
-        ],
-    }
+LOCOMO = DevSet(
+    "LoCoMo conversations",
+    "KGMEM_LOCOMO",
+    "locomo-dev",
+    DATA_FILE,
+    "LoCoMo, development half",
+    keep_out="CC BY-NC: never copy it into the repository",
+)
+locomo_path = LOCOMO.path  # $KGMEM_LOCOMO (a folder, or the file itself), else ../shared/datasets/locomo-dev
+_data_file = LOCOMO.data_file
+locomo_missing = LOCOMO.missing
 
 
 # --------------------------------------------------------------------------- parsing (pure)

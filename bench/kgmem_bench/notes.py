@@ -44,8 +44,9 @@ from typing import Any
 import numpy as np
 
 from .causes import why_answer_ids
+from .devsets import DevSet
 from .runner import BenchContext, suite
-from .updates import BM25, DATASETS_DIR, FUSED, RRF_K, VECTOR, CaseBaselines, _texts_allowed, parse_time, percentile_ms
+from .updates import BM25, FUSED, RRF_K, VECTOR, CaseBaselines, _texts_allowed, parse_time, percentile_ms
 
 _FACT_ID = re.compile(r"^(?P<memory>.+)#f\d+$")
 
@@ -86,7 +87,6 @@ def ask_answer_ids(result: Any) -> list[str] | None:
 
 
 DATA_FILE = "notes-dev.json"
-DEFAULT_NOTES = DATASETS_DIR / "notes-dev"
 ENV = "KGMEM_NOTES"
 FAILURES_FILE = "notes_failures.jsonl"
 DATASET = "notes-dev"
@@ -110,33 +110,10 @@ BASELINES = (VECTOR, BM25, FUSED)
 # --------------------------------------------------------------------------- locating and loading the data
 
 
-def notes_path() -> Path:
-    """``$KGMEM_NOTES`` (a folder, or the JSON file itself), else ``../shared/datasets/notes-dev``."""
-    return Path(os.environ.get(ENV) or DEFAULT_NOTES)
-
-
-def _data_file(path: str | os.PathLike[str]) -> Path:
-    p = Path(path)
-    return p / DATA_FILE if p.is_dir() or not p.suffix else p
-
-
-def notes_missing(path: str | os.PathLike[str] | None = None) -> dict | None:
-    """None when ``notes-dev.json`` is there; else a one-row table saying the suite was skipped and how to fix it."""
-    where = _data_file(path if path is not None else notes_path())
-    if where.is_file():
-        return None
-    return {
-        "title": f"{DATASET}: skipped",
-        "columns": ["reason", "looked at", "how to get it"],
-        "rows": [
-            [
-                f"{DATA_FILE} (the notes development set) not found",
-                str(where),
-                f"set {ENV}=<folder holding {DATA_FILE}> (or the file); it is in ../shared/datasets/notes-dev "
-                "beside a kgmem checkout. Never copy it into the repository",
-            ]
-        ],
-    }
+NOTES = DevSet(DATASET, ENV, "notes-dev", DATA_FILE, "the notes development set")
+notes_path = NOTES.path  # $KGMEM_NOTES (a folder, or the file itself), else ../shared/datasets/notes-dev
+_data_file = NOTES.data_file
+notes_missing = NOTES.missing
 
 
 def load_tenants(path: str | os.PathLike[str]) -> list[dict]:

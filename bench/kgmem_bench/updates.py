@@ -44,8 +44,9 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -54,21 +55,22 @@ from kgmem.config import DEFAULT_RRF_K
 from kgmem.derived import supersession
 from kgmem.query.fusion import rrf
 
+from .devsets import DevSet, load_cases
 from .runner import BenchContext, suite
 
 ROOT = Path(__file__).resolve().parents[2]
-DATASETS_DIR = ROOT.parent / "shared" / "datasets"
 DATA_FILE = "updates-dev.json"
-DEFAULT_UPDATES = DATASETS_DIR / "updates-dev"
 FIXTURE_FILE = ROOT / "fixtures" / "updates" / "cases.json"
 FAILURES_FILE = "updates_failures.jsonl"
 
 DEV, DEV2, FIXTURES = "updates-dev", "updates-dev-2", "fixtures"
-# the development sets: name → (environment variable, default folder, file name in that folder)
-DEV_SETS: dict[str, tuple[str, Path, str]] = {
-    DEV: ("KGMEM_UPDATES", DEFAULT_UPDATES, DATA_FILE),
-    DEV2: ("KGMEM_UPDATES_2", DATASETS_DIR / "updates-dev-2", "updates-dev-2.json"),
-}
+# the development sets, by name
+DEV_SETS: Mapping[str, DevSet] = MappingProxyType(
+    {
+        DEV: DevSet(DEV, "KGMEM_UPDATES", DEV, DATA_FILE, f"the updates development set {DEV}"),
+        DEV2: DevSet(DEV2, "KGMEM_UPDATES_2", DEV2, "updates-dev-2.json", f"the updates development set {DEV2}"),
+    }
+)
 KINDS = ("reversal", "value_change", "role_change", "cross_subject", "quantity", "correction", "no_change")
 NO_CHANGE = "no_change"
 NOW, AS_OF = "now", "as-of"
@@ -92,45 +94,16 @@ def updates_path(dataset: str = DEV) -> Path:
     """Where a development set is looked for: its variable (``$KGMEM_UPDATES`` for updates-dev,
     ``$KGMEM_UPDATES_2`` for updates-dev-2; a folder, or the JSON file itself), else its folder in
     ``../shared/datasets`` beside the checkout."""
-    env, default, _file = DEV_SETS[dataset]
-    return Path(os.environ.get(env) or default)
+    return DEV_SETS[dataset].path()
 
 
 def _data_file(path: str | os.PathLike[str], dataset: str = DEV) -> Path:
-    p = Path(path)
-    return p / DEV_SETS[dataset][2] if p.is_dir() or not p.suffix else p
+    return DEV_SETS[dataset].data_file(path)
 
 
 def updates_missing(path: str | os.PathLike[str] | None = None, dataset: str = DEV) -> dict | None:
     """None when the set's file is there; else a one-row table saying that part was skipped and how to fix it."""
-    env, default, file = DEV_SETS[dataset]
-    where = _data_file(path if path is not None else updates_path(dataset), dataset)
-    if where.is_file():
-        return None
-    return {
-        "title": f"{dataset}: skipped",
-        "columns": ["reason", "looked at", "how to get it"],
-        "rows": [
-            [
-                f"{file} (the updates development set {dataset}) not found",
-                str(where),
-                f"set {env}=<folder holding {file}> (or the file); it is in ../shared/datasets/{default.name} "
-                "beside a kgmem checkout. Never copy it into the repository",
-            ]
-        ],
-    }
-
-
-def load_cases(path: str | os.PathLike[str]) -> list[dict]:
-    """A JSON list of cases (the format of the development set's README), in file order."""
-    cases = json.loads(Path(path).read_text())
-    if not isinstance(cases, list):
-        raise ValueError(f"{path}: expected a JSON list of cases")
-    for c in cases:
-        missing = {"key", "kind", "memories", "questions"} - set(c)
-        if missing:
-            raise ValueError(f"{path}: case {c.get('key', '?')} lacks {sorted(missing)}")
-    return cases
+    return DEV_SETS[dataset].missing(path)
 
 
 def parse_time(value: str) -> dt.datetime:
