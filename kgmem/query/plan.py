@@ -277,16 +277,17 @@ def plan(ask: Ask) -> Plan:
     made = _window_plan(ask) if ask.window else _candidates_plan(ask)
     if not mirrors:
         return made
-    statements = []
-    for st in made.statements:
-        took = [m for m, own in mirrors.items() if own in st.channels]
-        if took:
-            st = replace(
-                st,
-                why=f"{st.why}; {', '.join(took)} take the ranking of {', '.join(dict.fromkeys(mirrors[m] for m in took))}: every memory of the tenant reads as itself",
-            )
-        statements.append(st)
-    return replace(made, statements=tuple(statements), mirrors=mirrors, channels=asked)
+    statements = tuple(_saying_mirrors(st, mirrors) for st in made.statements)
+    return replace(made, statements=statements, mirrors=mirrors, channels=asked)
+
+
+def _saying_mirrors(st: Statement, mirrors: Mapping[str, str]) -> Statement:
+    """``st`` with its ``why`` naming the channels that take the ranking of one it runs."""
+    took = [m for m, own in mirrors.items() if own in st.channels]
+    if not took:
+        return st
+    owns = ", ".join(dict.fromkeys(mirrors[m] for m in took))
+    return replace(st, why=f"{st.why}; {', '.join(took)} take the ranking of {owns}: every memory reads as itself")
 
 
 def _candidates_plan(ask: Ask) -> Plan:
