@@ -278,9 +278,9 @@ def neighbourhoods(
     from .supersession import newest_outside
 
     in_memory = newest_outside(store, tenant, new) is None and len(new) <= IN_MEMORY_PAIRS_MAX
-    groups = _user_vectors([known[i][0] for i in new]) if in_memory else None
+    groups = _user_vectors([known[i][0] for i in new]) if in_memory else []
     if in_memory:
-        near = _near_in_memory([known[i][0] for i in new], groups)
+        near = _near_in_memory(groups)
         affected = new
     else:
         first = _near_by_index(store, tenant, new)
@@ -299,9 +299,7 @@ def neighbourhoods(
         }
         if clauses:
             extra = (
-                _near_clause_in_memory([known[i][0] for i in new], clauses, groups)
-                if in_memory
-                else _near_clause_by_index(store, tenant, clauses)
+                _near_clause_in_memory(groups, clauses) if in_memory else _near_clause_by_index(store, tenant, clauses)
             )
             for i, ns in extra.items():
                 near[i] = list(dict.fromkeys([*near.get(i, ()), *ns]))
@@ -326,16 +324,13 @@ def _states_clause(side: Side) -> bool:
 UserVectors = tuple[list[str], Any]  # one user's memory ids and their unit vectors stacked in that order
 
 
-def _near_clause_in_memory(
-    sides: Sequence[Side], clauses: dict[str, Any], groups: list[UserVectors] | None = None
-) -> dict[str, list[str]]:
-    """For each memory of ``clauses`` (id → its cause clause's unit vector), the other ``sides`` of its user at
-    least :data:`PAIR_FLOOR` alike to the clause, exactly (``groups``: :func:`_user_vectors` of ``sides``, when
-    the caller has them)."""
+def _near_clause_in_memory(groups: list[UserVectors], clauses: dict[str, Any]) -> dict[str, list[str]]:
+    """For each memory of ``clauses`` (id → its cause clause's unit vector), the other memories of its user
+    (``groups``: :func:`_user_vectors`) at least :data:`PAIR_FLOOR` alike to the clause, exactly."""
     import numpy as np
 
     out: dict[str, list[str]] = {}
-    for ids, matrix in _user_vectors(sides) if groups is None else groups:
+    for ids, matrix in groups:
         mine = [r for r, i in enumerate(ids) if i in clauses]
         if mine:
             queries = np.stack([clauses[ids[r]] for r in mine])
@@ -380,11 +375,11 @@ def _near_clause_by_index(store: Store, tenant: str, clauses: dict[str, Any]) ->
     return _index_neighbours(store, "derived/cause_clause_neighbors", tenant, "queries", queries)
 
 
-def _near_in_memory(sides: Sequence[Side], groups: list[UserVectors] | None = None) -> dict[str, list[str]]:
-    """Every pair of ``sides`` (one user) at least :data:`PAIR_FLOOR` alike, exactly (``groups`` as for
-    :func:`_near_clause_in_memory`)."""
+def _near_in_memory(groups: list[UserVectors]) -> dict[str, list[str]]:
+    """Every pair of memories of one user (``groups``: :func:`_user_vectors`) at least :data:`PAIR_FLOOR` alike,
+    exactly."""
     out: dict[str, list[str]] = {}
-    for ids, m in _user_vectors(sides) if groups is None else groups:
+    for ids, m in groups:
         if len(ids) >= 2:
             out.update(zip(ids, _each_best(m, m, ids, range(len(ids)))))
     return out

@@ -42,7 +42,7 @@ def _by_sorting(sides: list[Side], query_of: dict[str, np.ndarray]) -> dict[str,
 @pytest.mark.parametrize("n,seed", [(5, 0), (90, 1), (400, 2)])
 def test_the_neighbours_are_those_of_sorting_every_memory(n: int, seed: int) -> None:
     sides = _sides(n, seed)
-    got = causal._near_in_memory(sides)
+    got = causal._near_in_memory(causal._user_vectors(sides))
     want = _by_sorting(sides, {s.id: s.vector for s in sides})
     assert got == {i: ns for i, ns in want.items() if i in got}
     assert set(want) - set(got) <= {s.id for s in sides if sum((t.user or "") == (s.user or "") for t in sides) < 2}
@@ -61,12 +61,12 @@ def test_the_memories_near_a_cause_clause_are_those_of_sorting_every_memory(n: i
     clauses = {}
     for s in sides[::3]:
         clauses[s.id] = (s.vector + rng.choice(np.array([0.0, 0.25], dtype=np.float32), size=8)).astype(np.float32)
-    assert causal._near_clause_in_memory(sides, clauses) == _by_sorting(sides, clauses)
+    assert causal._near_clause_in_memory(causal._user_vectors(sides), clauses) == _by_sorting(sides, clauses)
 
 
 def test_ties_at_the_cap_go_by_id() -> None:
     v = np.ones(4, dtype=np.float32) / 2.0
     sides = [Side(f"m{i:02d}", "t", AT, v) for i in range(causal.PAIR_CAP + 10)][::-1]
-    got = causal._near_in_memory(sides)
+    got = causal._near_in_memory(causal._user_vectors(sides))
     assert got["m00"] == [f"m{i:02d}" for i in range(1, causal.PAIR_CAP + 1)]
     assert got["m05"] == [f"m{i:02d}" for i in range(causal.PAIR_CAP + 1) if i != 5]
