@@ -800,7 +800,7 @@ _STOPWORDS = frozenset(
     "had do does did not no now then than as about into out up down over some any all can will would should could "
     "get got go going went like lol im i'm it's that's don't".split()
 )
-_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
+_SENTENCE = re.compile(r"(?:[^.!?;\n]|[.!?;](?=[^\s.!?;]))+[.!?;]*")  # "0.5", "v2.4.0", "10.0.4.12" stay whole
 
 
 def content_words(text: str) -> frozenset[str]:
@@ -844,7 +844,8 @@ _CACHE = 1 << 16  # texts remembered by the per-text helpers below (the pass pai
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of ``text`` as the cues read them (split at . ! ? ; and line ends), blank ones left out."""
+    """The sentences of ``text`` as the cues read them (split at . ! ? ; and line ends — a point inside a number,
+    a version or an address, "0.5 MPa", "v2.4.0", is not an end), blank ones left out."""
     return [s for s in _SENTENCE.findall(text) if s.strip()] or [text]
 
 

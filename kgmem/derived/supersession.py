@@ -50,7 +50,7 @@ from .change_cues import (
     someone_else,
 )
 
-TRANSFORM_VERSION = "supersession/v3"  # v3: a one-sentence report of a bounded past episode retires nothing
+TRANSFORM_VERSION = "supersession/v4"  # v4: a point inside a number or a version ends no sentence (v3: a one-sentence report of a bounded past episode retires nothing)
 MODEL_FILE = "supersession.json"
 PAIR_FLOOR = 0.3  # the least cosine of two records the pass pairs: every more alike pair of one user is scored
 NEIGHBOURS = 24  # at most this many of a memory's neighbours (the floor, not this cap, should decide)

@@ -13,6 +13,7 @@ from kgmem.derived.change_cues import (
     nearest_sentence,
     negated_tokens,
     qualifiers,
+    sentences,
     someone_else,
     subject,
     tokens,
@@ -154,3 +155,19 @@ def test_a_sentence_that_keeps_things_as_they_were():
     text = "the new barista tried to upsell me some pumpkin spice thing lol. still a cortado girl"
     assert keeps_without_change(nearest_sentence(text, frozenset({"cortado", "oat", "milk"})))
     assert not keeps_without_change("A1c still elevated, metformin increased to 1000 mg")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Release 4.2 (Android): crash-free sessions 97.1%.", ["Release 4.2 (Android): crash-free sessions 97.1%."]),
+        ("prod api -> v2.4.0, adds bulk export", ["prod api -> v2.4.0, adds bulk export"]),
+        ("Moved to 10.0.4.12. Then the rest!", ["Moved to 10.0.4.12.", " Then the rest!"]),
+        (
+            "3003 = pressure high (>0.5 MPa)\n3010 = pressure low",
+            ["3003 = pressure high (>0.5 MPa)", "3010 = pressure low"],
+        ),
+    ],
+)
+def test_a_point_inside_a_number_or_a_version_does_not_end_a_sentence(text, expected):
+    assert sentences(text) == expected
