@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Mapping, Sequence
 
 from ..results import jsonable
+from ..store.rules import VECTOR_INDEX_PROPERTY
 from . import lucene
 from .own_keywords import Given
 from .registry import REGISTRY, families, run_as
@@ -41,6 +42,10 @@ from .rows import Candidates, CandidatesRow, ChannelRow, EntityRow, Scored
 MAX_FETCH = 4000
 DEFAULT_SHARE = 0.5  # the survival share assumed before a tenant's first query has measured one
 EXACT_LIMIT = 20000  # a time-windowed eligible set up to this size is scanned exactly
+# ... and, on a server whose vector index cannot filter by tenant (5.26), up to this size on the context channels'
+# vectors too: their search over every tenant's vectors misses some of a small window's memories, and which ones
+# depends on what else the index holds
+EXACT_CONTEXT_LIMIT = 2000
 # On 5.26 (no in-index filter) an index fetch larger than this — the survival share says the tenant is that
 # small a part of the index — is replaced by the exact scan of the tenant's memories; every REPROBE-th query
 # of such a tenant asks the index again, so a tenant that has grown (or whose neighbours shrank) is noticed.
@@ -343,27 +348,37 @@ def _candidates_plan(ask: Ask) -> Plan:
 def _window_plan(ask: Ask) -> Plan:
     statements: list[Statement] = []
     settled: dict[str, Progress] = {}
+    # the vector channels that wait for the count: the memory's own; on 5.26 the context ones too
+    counted = tuple(
+        n for n in ask.channels if n == "vector" or (REGISTRY[n].is_vector and not ask.stats.filtered_vector_search)
+    )
     for name in ask.channels:
         spec = REGISTRY[name]
         if spec.family == "entity":
             statements.append(_entity(ask))
-        elif name == "vector":
-            statements.append(
-                Statement(
-                    "recall/eligible_count",
-                    {**ask.filters, "limit": EXACT_LIMIT + 1},
-                    f"how many memories the time window holds: up to {EXACT_LIMIT} are scanned exactly",
-                    (name,),
-                    "count",
+        elif name in counted:
+            if name == counted[0]:
+                statements.append(
+                    Statement(
+                        "recall/eligible_count",
+                        {**ask.filters, "limit": EXACT_LIMIT + 1},
+                        f"how many memories the time window holds: up to {EXACT_LIMIT} are scanned exactly",
+                        counted,
+                        "count",
+                    )
                 )
-            )
         elif spec.is_keyword and ask.lucene is None:
             settled[name] = Progress(name, detail={"lucene": None})
         elif spec.is_keyword and ask.stats.given is not None and name in ask.stats.given:
             statements.append(_own(ask, name, ()))
         else:
-            statements.append(_index(ask, name, min(MAX_FETCH, max(ask.depth * ask.overfetch, 50))))
+            statements.append(_windowed_index(ask, name))
     return Plan(ask, tuple(statements), settled, ())
+
+
+def _windowed_index(ask: Ask, name: str) -> Statement:
+    """An index channel inside a time window: its own statement, over-fetched."""
+    return _index(ask, name, min(MAX_FETCH, max(ask.depth * ask.overfetch, 50)))
 
 
 def _entity(ask: Ask) -> Statement:
@@ -418,12 +433,14 @@ def _own(ask: Ask, name: str, tries: tuple[Mapping[str, Any], ...]) -> Statement
     )
 
 
-def _exact(ask: Ask, tries: tuple[Mapping[str, Any], ...], eligible: int | None) -> Statement:
+def _exact(ask: Ask, name: str, tries: tuple[Mapping[str, Any], ...], eligible: int | None) -> Statement:
+    """A vector channel by an exact scan of the eligible memories' vectors of its index."""
+    prop = VECTOR_INDEX_PROPERTY[REGISTRY[name].index or ""]
     return Statement(
         "recall/vector_exact",
-        {"vector": VECTOR, "k": ask.depth, **ask.filters},
-        "vector: an exact scan of the eligible memories",
-        ("vector",),
+        {"property": prop, "vector": VECTOR, "k": ask.depth, **ask.filters},
+        f"{name}: an exact scan of the eligible memories",
+        (name,),
         "exact",
         meta={"tries": tries, "eligible": eligible},
     )
@@ -459,7 +476,7 @@ def advance(ask: Ask, statement: Statement, rows: Rows) -> tuple[dict[str, Progr
         return {name: Progress(name, rows, (*tries, step))}, ()
     if statement.kind == "count":
         assert isinstance(rows, int)
-        return _after_count(ask, rows)
+        return _after_count(ask, rows, statement.channels)
     assert isinstance(rows, ChannelRow)
     if statement.kind == "own":
         ranked = len((ask.stats.given or {}).get(name, []))
@@ -501,18 +518,29 @@ def _from_candidates(
     return Progress(name, hits, tries, None, detail), learnt
 
 
-def _after_count(ask: Ask, eligible: int) -> tuple[dict[str, Progress], tuple[Learnt, ...]]:
-    """The memory's vector inside a time window, once the window is counted: an exact scan of a small window
-    (nothing to scan in an empty one), else the index (or the exact scan of a tenant that is a sliver of it)."""
+def _after_count(ask: Ask, eligible: int, names: tuple[str, ...]) -> tuple[dict[str, Progress], tuple[Learnt, ...]]:
+    """The vector channels ``names`` inside a time window, once the window is counted (nothing to scan in an
+    empty one): the memory's own vector by an exact scan of a window of at most :data:`EXACT_LIMIT`, else from
+    the index (or the exact scan of a tenant that is a sliver of it); a context channel that waited for the count
+    (5.26) by an exact scan of a window of at most :data:`EXACT_CONTEXT_LIMIT`, else from its index."""
+    if eligible == 0:
+        return {n: Progress(n, (), ({"exact": True, "eligible": 0, "kept": 0},)) for n in names}, ()
+    out = {
+        n: Progress(
+            n, next=_exact(ask, n, (), eligible) if eligible <= EXACT_CONTEXT_LIMIT else _windowed_index(ask, n)
+        )
+        for n in names
+        if n != "vector"
+    }
+    if "vector" not in names:
+        return out, ()
     if eligible <= EXACT_LIMIT:
-        if eligible == 0:
-            return {"vector": Progress("vector", (), ({"exact": True, "eligible": 0, "kept": 0},))}, ()
-        return {"vector": Progress("vector", next=_exact(ask, (), eligible))}, ()
+        return {**out, "vector": Progress("vector", next=_exact(ask, "vector", (), eligible))}, ()
     learnt = (Learnt("exact_turn"),) if exact_checked(ask.stats, ask.depth) else ()
     if exact_due(ask.stats, ask.depth):
-        return {"vector": Progress("vector", next=_exact(ask, (), None))}, learnt
+        return {**out, "vector": Progress("vector", next=_exact(ask, "vector", (), None))}, learnt
     fetch = first_fetch(ask.stats, "vector", ask.depth)
-    return {"vector": Progress("vector", next=_index(ask, "vector", fetch))}, learnt
+    return {**out, "vector": Progress("vector", next=_index(ask, "vector", fetch))}, learnt
 
 
 def _after_index(
@@ -532,7 +560,7 @@ def _after_index(
         return {name: Progress(name, row.hits, tries, None, detail)}, ()
     learnt = (Learnt("share", name, row.fetched, row.eligible or 0),)
     if len(row.hits) < ask.depth and row.fetched >= fetch:  # a small part of a large index: scan it exactly
-        return {name: Progress(name, row.hits, tries, _exact(ask, tries, None), detail)}, learnt
+        return {name: Progress(name, row.hits, tries, _exact(ask, name, tries, None), detail)}, learnt
     return {name: Progress(name, row.hits, tries, None, detail)}, learnt
 
 
@@ -563,6 +591,7 @@ def cypher_literal(value: Any) -> str:
 __all__ = (
     "Ask",
     "DEFAULT_SHARE",
+    "EXACT_CONTEXT_LIMIT",
     "EXACT_LIMIT",
     "EXACT_OVER_FETCH",
     "Learnt",

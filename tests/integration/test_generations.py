@@ -104,7 +104,9 @@ def test_the_vector_channel_returns_the_exact_per_tenant_top_k(recording, small_
     query, small, big = small_beside_big
     recording.server_info()  # detected once, before what is counted
     for who in (small, big):
-        exact = recording.read("recall/vector_exact", vector=query.tolist(), k=10, **Filters(tenant=who).params())
+        exact = recording.read(
+            "recall/vector_exact", property="embedding", vector=query.tolist(), k=10, **Filters(tenant=who).params()
+        )
         recording.ran.clear()
         found = _vector(recording, query, who).found["vector"]
         ran = _channel_statements(recording.ran)
@@ -136,7 +138,11 @@ def test_recall_runs_the_generation_s_candidates_statement(recording, embedder, 
     vector_ids = res.explain["channels"]["vector"]["ids"]
     assert vector_ids and all(i.startswith("small-") for i in vector_ids)
     exact = recording.read(
-        "recall/vector_exact", vector=[float(x) for x in vec], k=len(vector_ids), **Filters(tenant=small).params()
+        "recall/vector_exact",
+        property="embedding",
+        vector=[float(x) for x in vec],
+        k=len(vector_ids),
+        **Filters(tenant=small).params(),
     )
     assert vector_ids == [h["id"] for h in exact]
 
@@ -154,7 +160,9 @@ def test_a_sliver_of_the_index_is_scanned_exactly_on_5_26(recording, embedder, s
     monkeypatch.setattr(pl, "REPROBE", 3)
     want = [
         h["id"]
-        for h in recording.read("recall/vector_exact", vector=query.tolist(), k=10, **Filters(tenant=small).params())
+        for h in recording.read(
+            "recall/vector_exact", property="embedding", vector=query.tolist(), k=10, **Filters(tenant=small).params()
+        )
     ]
     ran, exact = [], []
     for _ in range(3):
@@ -180,7 +188,11 @@ def test_a_sliver_of_the_index_is_scanned_exactly_on_5_26(recording, embedder, s
     vec = embedder.encode_query(res.explain["ranking_text"])
     vector_ids = res.explain["channels"]["vector"]["ids"]
     exact = recording.read(
-        "recall/vector_exact", vector=[float(x) for x in vec], k=len(vector_ids), **Filters(tenant=small).params()
+        "recall/vector_exact",
+        property="embedding",
+        vector=[float(x) for x in vec],
+        k=len(vector_ids),
+        **Filters(tenant=small).params(),
     )
     assert vector_ids and vector_ids == [h["id"] for h in exact]
 

@@ -125,6 +125,33 @@ def test_inside_a_window_each_channel_runs_alone_and_the_window_is_counted_first
     assert set(no_terms.settled) == {"keyword", "context_keyword", "window_keyword"}
 
 
+def test_on_5_26_a_small_window_scans_every_vector_channel_exactly_after_the_count():
+    """5.26's vector indexes cannot filter by tenant: a context channel's search over every tenant's vectors
+    misses some of a small window's memories (which ones depends on what else the index holds), so inside a
+    window the context channels wait for the count and scan their own vectors exactly when it is small."""
+    made = pl.plan(ask(pl.Stats(False), window=True))
+    by = {s.channels[0]: s for s in made.statements}
+    count = by["vector"]
+    assert count.name == "recall/eligible_count" and count.channels == ("vector", "context_vector", "wide_vector")
+    assert "context_vector" not in by and "wide_vector" not in by  # nothing searched before the count
+    small, _ = pl.advance(made.ask, count, 12)
+    for name, prop in (
+        ("vector", "embedding"),
+        ("context_vector", "context_embedding"),
+        ("wide_vector", "wide_embedding"),
+    ):
+        scan = small[name].next
+        assert scan is not None and scan.name == "recall/vector_exact" and scan.channels == (name,)
+        assert scan.params["property"] == prop and scan.params["start"] == NOW - dt.timedelta(days=7)
+    empty, _ = pl.advance(made.ask, count, 0)
+    assert all(empty[n].done and empty[n].hits == () for n in count.channels)
+    mid, _ = pl.advance(made.ask, count, pl.EXACT_CONTEXT_LIMIT + 1)  # the memory's own vector still scans
+    assert mid["vector"].next.name == "recall/vector_exact"
+    assert mid["context_vector"].next.name == "recall/vector" and mid["context_vector"].next.params["fetch"] == 150
+    filtered = pl.plan(ask(pl.Stats(True), window=True))  # 2026.x: only the memory's own vector is counted
+    assert {s.channels for s in filtered.statements if s.kind == "count"} == {("vector",)}
+
+
 # ---------------------------------------------------------------------------- the next rounds
 
 
