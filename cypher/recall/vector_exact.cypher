@@ -32,12 +32,14 @@ WHERE
        OR ($at IS NOT NULL AND m.at <= $at
            AND ($include_superseded OR m.valid_to IS NULL OR m.valid_to > $at)))
   // [[[end]]]
-// the channel's property read by its name, after the filters (a dynamic m[$property] read is slower)
+// the channel's property, read after the filters
+// [[[cog from kgmem.store.rules import cog_vector_property; cog_vector_property('m') ]]]
 WITH m, CASE $property
-          WHEN 'context_embedding' THEN m.context_embedding
-          WHEN 'wide_embedding' THEN m.wide_embedding
-          ELSE m.embedding
-        END AS v
+  WHEN 'embedding' THEN m.embedding
+  WHEN 'context_embedding' THEN m.context_embedding
+  WHEN 'wide_embedding' THEN m.wide_embedding
+END AS v
+// [[[end]]]
 WHERE v IS NOT NULL
 WITH m, vector.similarity.cosine(v, $vector) AS score
 RETURN m.id AS id, score

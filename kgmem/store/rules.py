@@ -239,6 +239,17 @@ VECTOR_INDEX_PROPERTY = {
 }
 
 
+def cog_vector_property(m: str = "m", indent: str = "") -> None:
+    """recall/vector_exact: the vector property named by $property (one of the channels' own,
+    :data:`VECTOR_INDEXES` → :data:`VECTOR_INDEX_PROPERTY`), each read by its name (a dynamic ``m[$property]``
+    read is slower); any other name reads nothing. Yields ``v``."""
+    import cog
+
+    props = [VECTOR_INDEX_PROPERTY[index] for index in VECTOR_INDEXES.values()]
+    cases = "\n".join(f"{indent}  WHEN '{p}' THEN {m}.{p}" for p in props)
+    cog.outl(f"{indent}WITH {m}, CASE $property\n{cases}\n{indent}END AS v")
+
+
 def fulltext_index_statement(index: str) -> str:
     """The schema statement of a keyword channel's fulltext index (:data:`KEYWORD_INDEXES`): its text property
     (:data:`KEYWORD_FIELDS`) and the memory's tenant (:data:`FULLTEXT_TENANT_PROPERTY`), English analyser,
