@@ -152,9 +152,24 @@ def link_counts(
     return model.probability(values) >= model.threshold
 
 
+def successor_order(links: Sequence[Mapping[str, object]], where: Standing) -> list[Mapping[str, object]]:
+    """The memories that retired one memory (``links``, each with ``id`` and ``inferred``, in
+    :func:`kgmem.results.retiring_order`), in the order the ranking follows them: a slot's version chain first;
+    then the newer memory the question itself put highest (its share of the best fused score, then its place),
+    so that of several notes that each retired the one asked about ("Priya gave notice", "Hired: Dele as
+    volunteer coordinator") the one about what was asked takes its place; ties keep the input's order (the
+    link's confidence)."""
+
+    def key(link: Mapping[str, object]) -> tuple[bool, float, int]:
+        mid = str(link["id"])
+        return bool(link.get("inferred")), -where.share.get(mid, 0.0), where.place.get(mid, GATE_WINDOW + 1)
+
+    return sorted(links, key=key)
+
+
 def newest(memory: str, retired_by: Mapping[str, Sequence[str]]) -> tuple[str, int]:
     """The memory at the head of ``memory``'s chain (following each retirement to the memory that retired it,
-    the first listed when there are several) and how many steps away it is."""
+    the first listed when there are several: :func:`successor_order`) and how many steps away it is."""
     seen = {memory}
     head, hops = memory, 0
     while retired_by.get(head) and hops < MAX_HOPS:

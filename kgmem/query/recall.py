@@ -403,24 +403,27 @@ def near_top(fused: list[Fused], opts: RecallOptions) -> list[Fused]:
 def retirements(
     details: dict[str, CandidateMap], ids: list[str], where: currency.Standing, question: str = ""
 ) -> dict[str, list[str]]:
-    """Per memory of ``ids``, the memories that retired it (its hit map's ``superseded_by``), best first: a
-    slot's version chain always; a link inferred from words where it bears on this question
-    (:func:`~kgmem.query.currency.link_counts`: where the question put the two memories, the link's confidence
-    and how much the older one holds — a note about something else does not lift itself above what was
-    asked)."""
+    """Per memory of ``ids``, the memories that retired it (its hit map's ``superseded_by``), in the order the
+    ranking follows them (:func:`~kgmem.query.currency.successor_order`): a slot's version chain always; a link
+    inferred from words where it bears on this question (:func:`~kgmem.query.currency.link_counts`: where the
+    question put the two memories, the link's confidence and how much the older one holds — a note about
+    something else does not lift itself above what was asked)."""
     out: dict[str, list[str]] = {}
     for i in ids:
         detail = details.get(i)
         if not is_full(detail):
             continue
-        by = [
-            s
-            for s in retiring_order(list(detail.superseded_by))
-            if not s.get("inferred")
-            or currency.link_counts(s, i, detail.text or "", where, question, _text(details.get(s["id"])))
-        ]
+        by = currency.successor_order(
+            [
+                s
+                for s in retiring_order(list(detail.superseded_by))
+                if not s.get("inferred")
+                or currency.link_counts(s, i, detail.text or "", where, question, _text(details.get(s["id"])))
+            ],
+            where,
+        )
         if by:
-            out[i] = [s["id"] for s in by]
+            out[i] = [str(s["id"]) for s in by]
     return out
 
 

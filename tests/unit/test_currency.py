@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgmem.query.currency import about_the_present, newest, retire
+from kgmem.query.currency import about_the_present, newest, retire, standing, successor_order
 from kgmem.query.fusion import Fused
 
 
@@ -63,3 +63,24 @@ def test_memories_outside_any_chain_keep_their_places():
         "new",
         "old",
     ]
+
+
+def test_of_several_retirers_the_one_the_question_ranks_highest_takes_the_place():
+    # "Volunteer coordinator is Priya" retired by "Priya gave notice" (the likelier link) and by "Hired: Dele as
+    # volunteer coordinator", which the question "who handles volunteer coordination?" ranks higher
+    fused = _f(("coordinator", 0.52), ("hired", 0.45), ("notice", 0.44), ("slot_v2", 0.1))
+    where = standing(fused)
+    links = [
+        {"id": "notice", "inferred": True, "confidence": 0.95},
+        {"id": "hired", "inferred": True, "confidence": 0.85},
+    ]
+    order = [str(s["id"]) for s in successor_order(links, where)]
+    assert order == ["hired", "notice"]
+    out = retire(fused, {"coordinator": order}, weight=0.0)
+    assert [f.id for f in out][:2] == ["hired", "coordinator"]
+    # a slot's version chain comes first whatever the ranking says; retirers the question did not rank keep the
+    # input's (confidence) order
+    chained = [*links, {"id": "slot_v2", "inferred": False, "confidence": 1.0}]
+    assert [s["id"] for s in successor_order(chained, where)] == ["slot_v2", "hired", "notice"]
+    unranked = standing(_f(("coordinator", 0.5), ("other", 0.4)))
+    assert [s["id"] for s in successor_order(links, unranked)] == ["notice", "hired"]
