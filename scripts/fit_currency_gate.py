@@ -162,12 +162,14 @@ def first_right(q: dict, counts: Any) -> bool:
     from kgmem.query.fusion import Fused
 
     fused = [Fused(i, s, {}) for i, s in q["fused"]]
-    retired_by: dict[str, list[str]] = {}
+    counted: dict[str, list[dict[str, Any]]] = {}
     for old, news in q["explicit"].items():
-        retired_by.setdefault(old, []).extend(news)
+        counted.setdefault(old, []).extend({"id": n, "inferred": False} for n in news)
     for link in q["links"]:
         if link["rule"] or counts(link):
-            retired_by.setdefault(link["old"], []).append(link["new"])
+            counted.setdefault(link["old"], []).append({"id": link["new"], "inferred": True})
+    where = currency.standing(fused)  # several retirers: recall's order (the one the question ranks highest)
+    retired_by = {old: [str(s["id"]) for s in currency.successor_order(by, where)] for old, by in counted.items()}
     ranked = [f.id for f in currency.retire(fused, retired_by)] if retired_by else [f.id for f in fused]
     return bool(ranked) and memory_of(ranked[0]) in set(q["answer"])
 

@@ -188,8 +188,10 @@ def collect(datasets: list[tuple[str, list[dict]]]) -> dict[str, Any]:
 
 
 def rank_with(question: dict, edges: dict[tuple[str, str], float], weight: float = 0.5) -> list[str]:
-    """The question's ranking after recall's currency step, with ``edges`` {(newer, older): p}."""
-    from kgmem.query.currency import about_the_present, retire
+    """The question's ranking after recall's currency step, with ``edges`` {(newer, older): p}: of several
+    memories that retired one, the one the question ranks highest first, as recall orders them
+    (:func:`kgmem.query.currency.successor_order`; the likelier link first where the ranking does not tell)."""
+    from kgmem.query.currency import about_the_present, retire, standing, successor_order
     from kgmem.query.fusion import Fused
 
     ranking = question["ranking"]
@@ -202,8 +204,12 @@ def rank_with(question: dict, edges: dict[tuple[str, str], float], weight: float
         if limit is not None and mat.get(newer, "") > limit:
             continue
         retired_by.setdefault(older, []).append((-p, newer))
-    by = {k: [n for _, n in sorted(v)] for k, v in retired_by.items()}
     fused = [Fused(r[0], r[1], {}) for r in ranking]
+    where = standing(fused)
+    by = {
+        k: [str(s["id"]) for s in successor_order([{"id": n, "inferred": True} for _, n in sorted(v)], where)]
+        for k, v in retired_by.items()
+    }
     return [f.id for f in retire(fused, by, weight)]
 
 
