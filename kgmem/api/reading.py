@@ -55,6 +55,16 @@ def time_mode(value: Any) -> str:
     )
 
 
+def asks_why(question: str) -> bool:
+    """Whether recall reads ``question`` as a why-question: it uses a word of cause
+    (:func:`kgmem.router.features.names_a_cause`) and the shipped router, which ``ask`` routes by, reads the
+    intent ``why`` in it (asked only then: the router embeds the question)."""
+    from ..router import Router
+    from ..router.features import names_a_cause
+
+    return names_a_cause(question) and Router.default().predict(question).intent == "why"
+
+
 def _with_hint(reason: str | None, hint: str | None) -> str | None:
     """An abstention's reason with a hint after it (the hint alone when there is no reason)."""
     if hint is None:
@@ -164,7 +174,9 @@ class Reading(GraphBase):
         a window that holds nothing eligible is dropped and says so in ``reason``. ``"filter"`` / ``"rank"``
         force one use, False ignores phrases. Explicit ``since``/``until``/``at`` are always hard filters.
         The result may abstain. ``channels`` (default: ``kgmem.query.recall.DEFAULT_CHANNELS``, all of
-        ``CHANNELS``) runs only the named channels (one name or several).
+        ``CHANNELS``) runs only the named channels (one name or several). For a why-question (:func:`asks_why`)
+        that recall answers (does not abstain), the hit that states the cause ``why`` reads from the same hits
+        comes first (:func:`kgmem.query.walks.cause_first`; ``explain["cause_first"]`` names it, or is None).
         """
         from ..query.abstain import AbstainPolicy
         from ..query.filters import build_filters
@@ -192,6 +204,12 @@ class Reading(GraphBase):
         )
         version = self._ready()  # the tenant's version when this was the connection's first read of it
         res = _recall(self.store, self.embedder, query, filters, text, opts, explain=explain, tenant_version=version)
+        if res.hits and not res.abstained and asks_why(query):
+            from ..query.walks import cause_first
+
+            moved = cause_first(self.store, self.embedder, res, filters)
+            if res.explain is not None:
+                res.explain["cause_first"] = moved
         if res.abstained and not res.hits:
             res.reason = _with_hint(res.reason, self.empty_tenant_hint())
         return res

@@ -70,7 +70,6 @@ def why(
     the best hits are read for a memory that states why the one asked about happened
     (:func:`kgmem.derived.causal.explain`, the cause model the ingest pass links with), at the model's
     likelihood: an inferred link or words only, said in ``reason``; else ``why`` abstains."""
-    max_depth = max(1, min(MAX_DEPTH, max_depth))
     opts = opts or symptom_options(k=symptom_candidates)
     manifest: dict[str, Any] | None = None
     if explain:
@@ -81,12 +80,39 @@ def why(
         ranked = rank(store, embedder, query, filters, ranking_text, opts, pool=False)
         text, hits, empty = ranked.q.text, ranked.hits, ranked.got.note or NO_MATCH
 
-    def abstain(symptom: Hit | None, reason: str) -> Why:
-        memory = None if symptom is None else _memory(symptom)
-        return Why(text, True, memory, [], [], reason=reason, explain=manifest)
-
     if not hits:
-        return abstain(None, f"nothing matched the question ({empty})")
+        return Why(text, True, None, [], [], reason=f"nothing matched the question ({empty})", explain=manifest)
+    return explain_hits(
+        store,
+        embedder,
+        text,
+        hits,
+        filters,
+        k=k,
+        max_depth=max_depth,
+        min_confidence=min_confidence,
+        symptom_candidates=symptom_candidates,
+        manifest=manifest,
+    )
+
+
+def explain_hits(
+    store: Store,
+    embedder: Embedder,
+    text: str,
+    hits: list[Hit],
+    filters: Filters,
+    *,
+    k: int = 0,
+    max_depth: int = 6,
+    min_confidence: float = 0.0,
+    symptom_candidates: int = SYMPTOM_CANDIDATES,
+    manifest: dict[str, Any] | None = None,
+) -> Why:
+    """:func:`why`'s answer from a ranking's ``hits`` (best first, not empty): the symptom with a recorded cause
+    walked to its roots; else the cause the hits state of the one asked about (:func:`read_cause`); else an
+    abstention. Recall reads a why-question's own hits with it (:func:`cause_first`)."""
+    max_depth = max(1, min(MAX_DEPTH, max_depth))
     sides = read_sides(store, filters.tenant, [h.id for h in hits])
     symptom = find_symptom(store, hits, filters, manifest, symptom_candidates, sides)
     if symptom is not None:
@@ -114,6 +140,27 @@ def why(
             )
     linked = find_symptom(store, hits, filters, None, symptom_candidates, sides, inferred=True)
     return read_cause(store, embedder, text, hits, sides, filters, manifest, k, linked)
+
+
+def cause_first(store: Store, embedder: Embedder, found: Recall, filters: Filters) -> str | None:
+    """For a why-question that recall answers, put first among its hits (``found``, reordered in place) the
+    memory that states the cause :func:`why` would give from the same hits (:func:`explain_hits`: a recorded or
+    inferred link, else the words), when that memory is one of them: what a why-question asks for is the
+    explaining note, not the event note most like the question. The hits are the same, only their order changes
+    (the confidence judged them as recall found them). Returns the id moved first, or None when nothing states a
+    cause among them. The caller leaves an abstention's hits as they are: where recall stands by no answer, a
+    cause read from the words does not pick the first."""
+    if not found.hits:
+        return None
+    read = explain_hits(store, embedder, found.query, found.hits, filters, k=1)
+    if read.abstained:
+        return None
+    first = read.causes[0]["id"] if read.causes else read.roots[0]["id"] if read.roots else None
+    at = next((i for i, h in enumerate(found.hits) if h.id == first), None)
+    if at is None:
+        return None
+    found.hits.insert(0, found.hits.pop(at))
+    return str(first)
 
 
 def read_sides(store: Store, tenant: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -379,6 +379,13 @@ def _count(padded: str, tokens: frozenset[str], cues: Iterable[str]) -> int:
     return n
 
 
+def names_a_cause(question: str) -> bool:
+    """Whether the question uses a word of cause ("why", "how come", "what caused", "the reason", "due to": the
+    router's causal cues), the cheap test before the router is asked whether it is a why-question."""
+    tokens = tokenize(question)
+    return _count(" " + " ".join(tokens) + " ", frozenset(tokens), _CAUSAL) > 0
+
+
 def _proper_nouns(question: str) -> int:
     """Capitalised words that are not the first word and not "I" (names, places, products)."""
     words = _WORD_RE.findall(_normalise(question))

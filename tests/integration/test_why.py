@@ -189,6 +189,38 @@ def test_a_later_note_that_states_the_cause_is_linked_and_a_guess_is_not(mg):
     assert not w.abstained and w.causes[0]["id"] == "pm" and w.paths[0][:2] == [w.symptom.id, "pm"]
 
 
+def test_recall_puts_first_the_memory_that_states_the_cause_of_a_why_question(mg):
+    mg.ingest(
+        [
+            {
+                "id": "outage",
+                "text": "Login page returning 502 for everyone since 09:05, sessions dropping",
+                "at": "2026-03-11T09:20:00Z",
+            },
+            {
+                "id": "guess",
+                "text": "Maybe the login outage is the CDN again? Not confirmed",
+                "at": "2026-03-11T09:40:00Z",
+            },
+            {
+                "id": "pm",
+                "text": "Postmortem for Tuesday's login outage: the session Redis hit its maxmemory limit and "
+                "evicted every session, so logins returned 502",
+                "at": "2026-03-12T16:40:00Z",
+            },
+        ],
+        infer_supersession=False,
+    )
+    question = "why couldn't anyone sign in on Tuesday morning?"
+    r = mg.recall(question, explain=True)
+    assert r.hits[0].id == "pm" and r.explain is not None and r.explain["cause_first"] == "pm"
+    assert {h.id for h in r.hits} >= {"outage", "guess", "pm"}  # the same hits: only the order changes
+    # not a why-question: the plain ranking, the event note most like the question first
+    plain = mg.recall("couldn't anyone sign in on Tuesday morning? login 502", explain=True)
+    assert plain.explain is not None and "cause_first" not in plain.explain
+    assert plain.hits[0].id == "outage"
+
+
 def test_inferred_causes_never_cross_users(mg):
     mg.ingest(
         [
