@@ -72,6 +72,8 @@ def print_recall(res: Recall) -> None:
         c.print(f"[yellow]I don't know[/yellow] — {res.reason}")
     elif res.confidence is not None:
         c.print(f"[dim]confidence {res.confidence:.2f} that the best hit answers it[/dim]")
+        if res.reason:
+            c.print(f"[dim]{res.reason}[/dim]")
     t = Table(show_edge=False, pad_edge=False)
     for col in ("#", "id", "at", "text", "cos", "vec", "kw", "ent", "ok"):
         t.add_column(col, overflow="fold" if col == "text" else "ellipsis", no_wrap=col != "text")

@@ -149,7 +149,8 @@ def cause_first(store: Store, embedder: Embedder, found: Recall, filters: Filter
     explaining note, not the event note most like the question. The hits are the same, only their order changes
     (the confidence judged them as recall found them). Returns the id moved first, or None when nothing states a
     cause among them. The caller leaves an abstention's hits as they are: where recall stands by no answer, a
-    cause read from the words does not pick the first."""
+    cause read from the words does not pick the first. ``found.reason`` says which hit came first and why, and
+    that the confidence is the best match's."""
     if not found.hits:
         return None
     read = explain_hits(store, embedder, found.query, found.hits, filters, k=1)
@@ -157,9 +158,13 @@ def cause_first(store: Store, embedder: Embedder, found: Recall, filters: Filter
         return None
     first = read.causes[0]["id"] if read.causes else read.roots[0]["id"] if read.roots else None
     at = next((i for i, h in enumerate(found.hits) if h.id == first), None)
-    if at is None:
+    if not at:  # not among the hits, or first already
         return None
+    best = found.hits[0].id
     found.hits.insert(0, found.hits.pop(at))
+    how = read.reason or f"'{first}' is a recorded cause of '{read.symptom.id if read.symptom else best}'"
+    note = f"a why-question: '{first}' first, the memory that states the cause ({how}); the confidence is the best match's, '{best}'"
+    found.reason = note if found.reason is None else f"{found.reason}; {note}"
     return str(first)
 
 
