@@ -57,12 +57,15 @@ def time_mode(value: Any) -> str:
 
 def asks_why(question: str) -> bool:
     """Whether recall reads ``question`` as a why-question: it uses a word of cause
-    (:func:`kgmem.router.features.names_a_cause`) and the shipped router, which ``ask`` routes by, reads the
+    (:func:`kgmem.question_words.names_a_cause`) and the shipped router, which ``ask`` routes by, reads the
     intent ``why`` in it (asked only then: the router embeds the question)."""
-    from ..router import Router
-    from ..router.features import names_a_cause
+    from ..question_words import names_a_cause
 
-    return names_a_cause(question) and Router.default().predict(question).intent == "why"
+    if not names_a_cause(question):
+        return False
+    from ..router import Router  # scikit-learn and the embedder: only for a question with a word of cause
+
+    return Router.default().predict(question).intent == "why"
 
 
 def _with_hint(reason: str | None, hint: str | None) -> str | None:

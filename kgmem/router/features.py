@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -22,6 +22,10 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..calendar_names import MONTH_NUMBERS, WEEKDAYS
+from ..question_words import CAUSAL as _CAUSAL
+from ..question_words import count as _count
+from ..question_words import normalise as _normalise
+from ..question_words import tokenize
 
 if TYPE_CHECKING:  # scikit-learn has no type hints; to mypy its estimator bases are plain classes, not Any
 
@@ -195,37 +199,6 @@ _TEMPORAL_RECENT = (
     "this quarter",
     "last session",
 )
-_CAUSAL = (
-    "why",
-    "cause",
-    "caused",
-    "causes",
-    "causing",
-    "because",
-    "led to",
-    "lead to",
-    "leads to",
-    "reason",
-    "reasons",
-    "reasoning",
-    "how come",
-    "root cause",
-    "went wrong",
-    "go wrong",
-    "due to",
-    "triggered",
-    "trigger",
-    "motivation",
-    "prompted",
-    "behind",
-    "explanation",
-    "contributed",
-    "responsible for",
-    "made us",
-    "brought down",
-    "drove",
-    "made the",
-)
 _CREATIVE = (
     "write",
     "help",
@@ -352,38 +325,11 @@ _ATTRIBUTE_NOUNS = (
     "capacity",
 )
 
-_TOKEN_RE = re.compile(r"[a-z0-9]+(?:['][a-z]+)?")
 _WORD_RE = re.compile(r"\S+")
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
 _DIGIT_RE = re.compile(r"\d")
 _ID_RE = re.compile(r"\b(?=[A-Za-z0-9_-]*[A-Za-z])(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{3,}\b|\b[A-Za-z]+-[A-Za-z0-9]+\b")
 _POSSESSIVE_S_RE = re.compile(r"[\w.](?:'s|s')(?:\s|$|\W)")
-
-
-def _normalise(question: str) -> str:
-    return question.replace("\u2019", "'").replace("\u2018", "'").strip()
-
-
-def tokenize(question: str) -> list[str]:
-    """Lowercased word tokens, apostrophes kept inside words ("what's", "i'm")."""
-    return _TOKEN_RE.findall(_normalise(question).lower())
-
-
-def _count(padded: str, tokens: frozenset[str], cues: Iterable[str]) -> int:
-    n = 0
-    for cue in cues:
-        if " " in cue:
-            n += padded.count(f" {cue} ")
-        elif cue in tokens:
-            n += 1
-    return n
-
-
-def names_a_cause(question: str) -> bool:
-    """Whether the question uses a word of cause ("why", "how come", "what caused", "the reason", "due to": the
-    router's causal cues), the cheap test before the router is asked whether it is a why-question."""
-    tokens = tokenize(question)
-    return _count(" " + " ".join(tokens) + " ", frozenset(tokens), _CAUSAL) > 0
 
 
 def _proper_nouns(question: str) -> int:
