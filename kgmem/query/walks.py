@@ -21,6 +21,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
+from ..config import DEFAULT_WHY_DEPTH
 from ..embed import Embedder
 from ..results import Hit, Memory, Recall, Why
 from ..store import Store
@@ -57,7 +58,7 @@ def why(
     ranking_text: str,
     *,
     k: int = 3,
-    max_depth: int = 6,
+    max_depth: int = DEFAULT_WHY_DEPTH,
     min_confidence: float = 0.0,
     symptom_candidates: int = SYMPTOM_CANDIDATES,
     opts: RecallOptions | None = None,
@@ -104,7 +105,7 @@ def explain_hits(
     filters: Filters,
     *,
     k: int = 0,
-    max_depth: int = 6,
+    max_depth: int = DEFAULT_WHY_DEPTH,
     min_confidence: float = 0.0,
     symptom_candidates: int = SYMPTOM_CANDIDATES,
     manifest: dict[str, Any] | None = None,
